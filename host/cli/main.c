@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+/* The spoor command: dispatches to its subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct spoor_cmd commands[] = {
+	{ "dump", "print the te_inst packets of a trace stream", cmd_dump },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: spoor COMMAND [OPTIONS] ...\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\n'spoor COMMAND --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("spoor %s\n", SPOOR_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "spoor: unknown command '%s' (try 'spoor --help')\n", argv[1]);
+	return 2;
+}

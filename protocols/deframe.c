@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: MIT
+/* Streaming deframer: packet boundaries, synchronisation and block alignment per source. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spoor/deframe.h"
+#include "spoor/error.h"
+
+#define ATB_LANES 128
+
+/* Keeps the rare paths out of spoor_deframe_next()'s fast path. */
+#if defined(__GNUC__)
+#define DF_NOINLINE __attribute__((noinline))
+#else
+#define DF_NOINLINE
+#endif
+
+/* The alignment state of one source's byte stream. */
+struct df_lane {
+	uint64_t pos;		/* bytes of this lane's stream before the current chunk */
+	uint64_t part_off;	/* stream offset of the held frame's header */
+	uint64_t skipped;	/* bytes skipped since sync was lost (or the start) */
+	uint32_t nulls;		/* consecutive null bytes seen while unsynchronised */
+	uint8_t have;		/* bytes held of an incomplete frame */
+	uint8_t need;		/* that frame's size */
+	bool synced;
+	uint8_t buf[SPOOR_FRAME_MAX];
+};
+
+/* What a header byte says, precomputed. */
+struct hdr_info {
+	int8_t size;		/* frame size, 1 for null, or negative error */
+	uint8_t poff;		/* aligned layouts: payload offset in the frame */
+	uint8_t msg;		/* aligned layouts: enum spoor_msg_type */
+	uint8_t type;		/* aligned layouts: type value (RAW: flow) */
+};
+
+struct spoor_deframe {
+	struct spoor_deframe_config cfg;
+	struct spoor_deframe_stats stats;
+	const uint8_t *chunk;	/* current chunk */
+	size_t len;		/* its length */
+	size_t pos;		/* next byte of it to examine */
+	uint64_t base;		/* stream offset of chunk[0] */
+	uint64_t lane_base;	/* lane stream offset of chunk[0] */
+	struct df_lane *lane;	/* lane of the current chunk */
+	uint32_t source;	/* its source (ATID), 0 for one-lane kinds */
+	uint32_t sync_run;
+	uint32_t block_size;
+	uint8_t null_mask;	/* a byte is null when (b & null_mask) == 0 */
+	bool aligned;		/* payload byte-aligned right after srcID and timestamp */
+	bool atb;
+	bool finished;
+	unsigned n_lanes;
+	unsigned trunc_next;	/* next lane to check for a truncated frame */
+	bool fast;		/* no block alignment: next_fast() may apply */
+	bool fast_now;		/* fast, and the lane is synchronised with nothing held */
+	uint8_t src_bytes;	/* whole srcID bytes (aligned layouts) */
+	uint8_t ts_bytes;	/* timestamp bytes when extend = 1 */
+	struct hdr_info info[256];	/* per header byte */
+	uint8_t scratch[SPOOR_FRAME_PAYLOAD_MAX + 1];
+	struct df_lane lanes[];
+};
+
+/* Fills @inf with what @header means under @ec. */
+static void fill_info(const struct spoor_encap_config *ec, uint8_t header, struct hdr_info *inf)
+{
+	unsigned flow = (header >> 5) & 3;
+
+	inf->size = (int8_t)spoor_encap_frame_size(ec, header);
+	inf->poff = (uint8_t)(1 + ec->src_bits / 8 + ((header & 0x80) ? ec->ts_bytes : 0));
+	if (ec->kind == SPOOR_ENCAP_RAW) {
+		inf->type = (uint8_t)flow;
+		inf->msg = flow == 2 ? SPOOR_MSG_TE_INST : SPOOR_MSG_TE_DATA;
+	} else {
+		inf->type = 0;
+		inf->msg = SPOOR_MSG_TE_INST;
+	}
+}
+
+/* Returns a new deframer for @cfg, or NULL. */
+struct spoor_deframe *spoor_deframe_new(const struct spoor_deframe_config *cfg)
+{
+	const struct spoor_encap_config *ec;
+	struct spoor_deframe *df;
+	unsigned n, i;
+
+	if (!cfg || spoor_encap_config_check(&cfg->encap))
+		return NULL;
+	ec = &cfg->encap;
+	n = ec->kind == SPOOR_ENCAP_ATB ? ATB_LANES : 1;
+	df = calloc(1, sizeof(*df) + n * sizeof(df->lanes[0]));
+	if (!df)
+		return NULL;
+	df->cfg = *cfg;
+	df->n_lanes = n;
+	df->atb = ec->kind == SPOOR_ENCAP_ATB;
+	df->sync_run = cfg->sync_run ? cfg->sync_run : spoor_encap_sync_run(ec);
+	df->block_size = cfg->block_size;
+	df->null_mask = ec->kind == SPOOR_ENCAP_ETRACE ? 0x1f : 0xff;
+	df->aligned = ec->src_bits % 8 == 0 && ec->type_bits == 0;
+	df->fast = !cfg->block_size;
+	df->src_bytes = (uint8_t)(ec->src_bits / 8);
+	df->ts_bytes = (uint8_t)ec->ts_bytes;
+	for (i = 0; i < 256; i++)
+		fill_info(ec, (uint8_t)i, &df->info[i]);
+	for (i = 0; i < n; i++)
+		df->lanes[i].synced = cfg->start_synced;
+	df->lane = &df->lanes[0];
+	return df;
+}
+
+void spoor_deframe_free(struct spoor_deframe *df)
+{
+	free(df);
+}
+
+/* Sets df->fast_now from the current lane's state. */
+static void update_fast(struct spoor_deframe *df)
+{
+	df->fast_now = df->fast && !df->finished && df->lane->synced && !df->lane->have;
+}
+
+/* Returns 0 after making @buf the current chunk of @source's stream, or SPOOR_E_INVAL. */
+int spoor_deframe_feed(struct spoor_deframe *df, const uint8_t *buf, size_t len, unsigned source)
+{
+	struct df_lane *ln;
+
+	if (!df || (!buf && len) || df->finished || df->pos < df->len)
+		return SPOOR_E_INVAL;
+	if (!df->atb)
+		source = 0;
+	else if (source >= ATB_LANES)
+		return SPOOR_E_INVAL;
+	ln = &df->lanes[source];
+	df->base += df->len;
+	df->chunk = buf;
+	df->len = len;
+	df->pos = 0;
+	df->lane = ln;
+	df->source = source;
+	df->lane_base = ln->pos;
+	ln->pos += len;
+	df->stats.bytes += len;
+	update_fast(df);
+	return 0;
+}
+
+/* Returns 0 after marking the end of the stream, or SPOOR_E_INVAL (chunk pending). */
+int spoor_deframe_finish(struct spoor_deframe *df)
+{
+	if (!df || df->pos < df->len)
+		return SPOOR_E_INVAL;
+	df->finished = true;
+	update_fast(df);
+	return 0;
+}
+
+/* Returns bytes from chunk[@i] to the end of its block (block alignment on). */
+static uint64_t block_left(const struct spoor_deframe *df, size_t i)
+{
+	return df->block_size - (df->lane_base + i) % df->block_size;
+}
+
+/* Returns SPOOR_DF_SYNC_LOST after dropping to unsynchronised at stream offset @off. */
+static int lose_sync(struct spoor_deframe *df, uint64_t off, int reason, unsigned skipped,
+		     struct spoor_deframe_item *item)
+{
+	struct df_lane *ln = df->lane;
+
+	memset(item, 0, sizeof(*item));
+	item->kind = SPOOR_DF_SYNC_LOST;
+	item->offset = off;
+	item->reason = reason;
+	item->source = df->source;
+	ln->synced = false;
+	ln->nulls = 0;
+	ln->skipped = skipped;
+	df->fast_now = false;
+	df->stats.skipped_bytes += skipped;
+	df->stats.sync_losses++;
+	return SPOOR_DF_SYNC_LOST;
+}
+
+/* Returns SPOOR_DF_SYNC after synchronising at chunk[@i]. */
+static int gain_sync(struct spoor_deframe *df, size_t i, struct spoor_deframe_item *item)
+{
+	struct df_lane *ln = df->lane;
+
+	memset(item, 0, sizeof(*item));
+	item->kind = SPOOR_DF_SYNC;
+	item->offset = df->base + i;
+	item->bytes = ln->skipped;
+	item->source = df->source;
+	ln->synced = true;
+	ln->skipped = 0;
+	ln->nulls = 0;
+	df->stats.syncs++;
+	df->pos = i;
+	return SPOOR_DF_SYNC;
+}
+
+/* Returns the little-endian @n-byte timestamp at @q. */
+static uint64_t read_ts(const uint8_t *q, unsigned n)
+{
+	uint64_t ts = 0;
+
+	while (n--)
+		ts = ts << 8 | q[n];
+	return ts;
+}
+
+/* Returns SPOOR_DF_FRAME after filling @item from the aligned frame @f (header @h) at @off. */
+static inline int emit_aligned(struct spoor_deframe *df, const uint8_t *f, unsigned h,
+			       unsigned size, uint64_t off, struct spoor_deframe_item *item)
+{
+	const struct hdr_info *inf = &df->info[h];
+	struct spoor_frame *fr = &item->frame;
+
+	fr->offset = off;
+	fr->size = size;
+	fr->flow = (uint8_t)((h >> 5) & 3);
+	fr->type = inf->type;
+	fr->msg = inf->msg;
+	fr->payload = f + inf->poff;
+	fr->payload_len = size - inf->poff;
+	fr->source = df->source;	/* ATID for ATB, else 0 */
+	if (df->src_bytes)
+		fr->source = df->src_bytes > 1 ? (uint32_t)f[1] | (uint32_t)f[2] << 8 : f[1];
+	fr->has_timestamp = (h & 0x80) != 0;
+	fr->timestamp = (h & 0x80) ? read_ts(f + 1 + df->src_bytes, df->ts_bytes) : 0;
+	item->kind = SPOOR_DF_FRAME;
+	item->offset = off;
+	item->bytes = 0;
+	item->reason = 0;
+	item->source = fr->source;
+	df->stats.frames++;
+	df->stats.frame_bytes += size;
+	return SPOOR_DF_FRAME;
+}
+
+/* Returns SPOOR_DF_FRAME (SYNC_LOST if undecodable) for the @size-byte frame @f at offset @off. */
+static int emit_frame(struct spoor_deframe *df, const uint8_t *f, unsigned size, uint64_t off,
+		      struct spoor_deframe_item *item)
+{
+	struct spoor_frame *fr = &item->frame;
+	int err;
+
+	if (df->aligned)
+		return emit_aligned(df, f, f[0], size, off, item);
+	err = spoor_encap_decode(&df->cfg.encap, f, size, fr, df->scratch);
+	if (err)
+		return lose_sync(df, off, err, size, item);
+	if (df->atb)
+		fr->source = df->source;
+	fr->offset = off;
+	item->kind = SPOOR_DF_FRAME;
+	item->offset = off;
+	item->bytes = 0;
+	item->reason = 0;
+	item->source = fr->source;
+	df->stats.frames++;
+	df->stats.frame_bytes += size;
+	return SPOOR_DF_FRAME;
+}
+
+/* Returns an item kind once the frame held in the lane is complete, else 0 (chunk used up). */
+static int continue_frame(struct spoor_deframe *df, struct spoor_deframe_item *item)
+{
+	struct df_lane *ln = df->lane;
+	size_t take = ln->need - ln->have;
+
+	if (take > df->len - df->pos)
+		take = df->len - df->pos;
+	memcpy(ln->buf + ln->have, df->chunk + df->pos, take);
+	ln->have += (uint8_t)take;
+	df->pos += take;
+	df->stats.pending_bytes += take;
+	if (ln->have < ln->need)
+		return 0;
+	df->stats.pending_bytes -= ln->need;
+	ln->have = 0;
+	return emit_frame(df, ln->buf, ln->need, ln->part_off, item);
+}
+
+/* Returns 0 after holding the start of the @size-byte frame at chunk[@i] (to the chunk end). */
+static int hold_frame(struct spoor_deframe *df, size_t i, int size)
+{
+	struct df_lane *ln = df->lane;
+	size_t have = df->len - i;
+
+	memcpy(ln->buf, df->chunk + i, have);
+	ln->have = (uint8_t)have;
+	ln->need = (uint8_t)size;
+	ln->part_off = df->base + i;
+	df->stats.pending_bytes += have;
+	df->pos = df->len;
+	return 0;
+}
+
+/* Returns an item kind for the next frame or sync loss while synchronised, or 0 (chunk used up). */
+static int scan_synced(struct spoor_deframe *df, struct spoor_deframe_item *item)
+{
+	const uint8_t *p = df->chunk;
+	size_t i = df->pos, n = df->len;
+	int size;
+
+	while (i < n && df->info[p[i]].size == 1)
+		i++;
+	df->stats.null_bytes += i - df->pos;
+	df->pos = i;
+	if (i == n)
+		return 0;
+	size = df->info[p[i]].size;
+	if (size < 0) {
+		df->pos = i + 1;
+		return lose_sync(df, df->base + i, size, 1, item);
+	}
+	if (df->block_size && (uint64_t)size > block_left(df, i)) {
+		df->pos = i + 1;
+		return lose_sync(df, df->base + i, SPOOR_E_CROSS_BLOCK, 1, item);
+	}
+	if ((size_t)size > n - i)
+		return hold_frame(df, i, size);
+	df->pos = i + (size_t)size;
+	return emit_frame(df, p + i, (unsigned)size, df->base + i, item);
+}
+
+/* Returns SPOOR_DF_SYNC where a packet is known to start, or 0 (chunk or block used up). */
+static int scan_unsynced(struct spoor_deframe *df, struct spoor_deframe_item *item)
+{
+	struct df_lane *ln = df->lane;
+	const uint8_t *p = df->chunk;
+	size_t i = df->pos, end = df->len;
+	uint8_t mask = df->null_mask;
+	uint64_t left;
+	int ret = 0;
+
+	if (df->block_size) {
+		left = block_left(df, i);
+		if (left == df->block_size)
+			return gain_sync(df, i, item);	/* a block starts with a packet */
+		if (left < end - i)
+			end = i + (size_t)left;
+	}
+	for (; i < end; i++) {
+		if (!(p[i] & mask)) {
+			if (ln->nulls < df->sync_run)
+				ln->nulls++;
+			continue;
+		}
+		if (ln->nulls >= df->sync_run) {
+			ret = 1;
+			break;
+		}
+		ln->nulls = 0;
+	}
+	ln->skipped += i - df->pos;
+	df->stats.skipped_bytes += i - df->pos;
+	df->pos = i;
+	return ret ? gain_sync(df, i, item) : 0;
+}
+
+/* Returns SPOOR_DF_TRUNCATED for the next lane holding part of a frame, or 0 (the end). */
+static int next_truncated(struct spoor_deframe *df, struct spoor_deframe_item *item)
+{
+	struct df_lane *ln;
+
+	while (df->trunc_next < df->n_lanes) {
+		ln = &df->lanes[df->trunc_next++];
+		if (!ln->have)
+			continue;
+		memset(item, 0, sizeof(*item));
+		item->kind = SPOOR_DF_TRUNCATED;
+		item->offset = ln->part_off;
+		item->bytes = ln->have;
+		item->source = df->atb ? (uint32_t)(ln - df->lanes) : 0;
+		df->stats.truncated_bytes += ln->have;
+		df->stats.pending_bytes -= ln->have;
+		ln->have = 0;
+		return SPOOR_DF_TRUNCATED;
+	}
+	return 0;
+}
+
+/*
+ * Returns SPOOR_DF_FRAME when the next byte heads a valid frame wholly in
+ * the chunk, else 0 (the general path takes over).
+ */
+static inline int next_fast(struct spoor_deframe *df, struct spoor_deframe_item *item)
+{
+	size_t i = df->pos;
+	const uint8_t *f;
+	unsigned h, size;
+
+	if (i >= df->len)
+		return 0;
+	f = df->chunk + i;
+	h = f[0];
+	size = (unsigned)df->info[h].size;
+	/* a null byte (1) or an error (negative: huge unsigned) takes the general path */
+	if (size - 2 > SPOOR_FRAME_MAX - 2 || size > df->len - i)
+		return 0;
+	df->pos = i + size;
+	if (!df->aligned)
+		return emit_frame(df, f, size, df->base + i, item);
+	return emit_aligned(df, f, h, size, df->base + i, item);
+}
+
+/* Returns the next item's kind or 0, the general way: any state, any layout. */
+static DF_NOINLINE int next_slow(struct spoor_deframe *df, struct spoor_deframe_item *item)
+{
+	int ret = 0;
+
+	if (df->finished)
+		return next_truncated(df, item);
+	while (df->pos < df->len) {
+		if (df->lane->have)
+			ret = continue_frame(df, item);
+		else if (df->lane->synced)
+			ret = scan_synced(df, item);
+		else
+			ret = scan_unsynced(df, item);
+		if (ret)
+			break;
+	}
+	update_fast(df);
+	return ret;
+}
+
+/* Returns the next item's kind, 0 when the chunk is consumed, or SPOOR_E_INVAL. */
+int spoor_deframe_next(struct spoor_deframe *df, struct spoor_deframe_item *item, size_t size)
+{
+	int ret;
+
+	if (!df || !item || size < sizeof(*item))
+		return SPOOR_E_INVAL;
+	if (df->fast_now) {
+		ret = next_fast(df, item);
+		if (ret)
+			return ret;
+	}
+	return next_slow(df, item);
+}
+
+/* Returns 0 after copying the counters into @stats, or SPOOR_E_INVAL. */
+int spoor_deframe_stats(const struct spoor_deframe *df, struct spoor_deframe_stats *stats,
+			size_t size)
+{
+	if (!df || !stats || size < sizeof(*stats))
+		return SPOOR_E_INVAL;
+	*stats = df->stats;
+	return 0;
+}
+
+/* Returns the stream offset of the next byte to be examined. */
+uint64_t spoor_deframe_offset(const struct spoor_deframe *df)
+{
+	return df ? df->base + df->pos : 0;
+}

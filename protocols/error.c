@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#include "spoor/error.h"
+
+const char *spoor_errstr(int err)
+{
+	switch (err) {
+	case SPOOR_OK:			return "success";
+	case SPOOR_E_INVAL:		return "invalid argument";
+	case SPOOR_E_NOMEM:		return "out of memory";
+	case SPOOR_E_UNKNOWN_KEY:	return "unknown key";
+	case SPOOR_E_RANGE:		return "value out of range";
+	case SPOOR_E_BAD_VALUE:		return "value is not a number";
+	case SPOOR_E_NOSPACE:		return "output buffer too small";
+	case SPOOR_E_TOO_LONG:		return "packet too long for its encapsulation";
+	case SPOOR_E_BAD_FORMAT:	return "te_inst format not supported by the encoder parameters";
+	case SPOOR_E_TRUNCATED:		return "packet payload shorter than its fields";
+	case SPOOR_E_TRAILING:		return "packet payload has unused trailing bytes";
+	case SPOOR_E_BAD_HEADER:	return "impossible encapsulation header";
+	case SPOOR_E_BAD_LENGTH:	return "impossible encapsulation length";
+	case SPOOR_E_CROSS_BLOCK:	return "packet crosses an alignment block boundary";
+	case SPOOR_E_BAD_FIELD:		return "field value is reserved";
+	case SPOOR_E_IO:		return "I/O error";
+	case SPOOR_E_SYNTAX:		return "syntax error";
+	case SPOOR_E_BAD_CONFIG:	return "inconsistent parameters";
+	}
+	return "unknown error";
+}

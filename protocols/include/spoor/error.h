@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spoor error codes.  Every spoor function that can fail returns a negative
+ * value from enum spoor_error; zero or positive values are results or status
+ * flags defined by the function itself.
+ */
+#ifndef SPOOR_ERROR_H
+#define SPOOR_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum spoor_error {
+	SPOOR_OK = 0,
+	SPOOR_E_INVAL = -1,		/* invalid argument */
+	SPOOR_E_NOMEM = -2,		/* out of memory */
+	SPOOR_E_UNKNOWN_KEY = -3,	/* unknown configuration key */
+	SPOOR_E_RANGE = -4,		/* configuration value out of range */
+	SPOOR_E_BAD_VALUE = -5,		/* configuration value is not a number */
+	SPOOR_E_NOSPACE = -6,		/* output buffer too small */
+	SPOOR_E_TOO_LONG = -7,		/* packet does not fit its length field */
+	SPOOR_E_BAD_FORMAT = -8,	/* te_inst format/subformat not supported by the parameters */
+	SPOOR_E_TRUNCATED = -9,		/* packet payload has fewer bytes than its fields need */
+	SPOOR_E_TRAILING = -10,		/* packet payload has whole bytes no field uses */
+	SPOOR_E_BAD_HEADER = -11,	/* impossible encapsulation header */
+	SPOOR_E_BAD_LENGTH = -12,	/* impossible encapsulation length */
+	SPOOR_E_CROSS_BLOCK = -13,	/* packet crosses an alignment block boundary */
+	SPOOR_E_BAD_FIELD = -14,	/* field value has no meaning (e.g. branch_fmt 1) */
+	SPOOR_E_IO = -15,		/* reading or writing a file failed (errno set) */
+	SPOOR_E_SYNTAX = -16,		/* configuration file syntax error */
+	SPOOR_E_BAD_CONFIG = -17,	/* inconsistent parameter combination */
+};
+
+/* Returns a static, human-readable description of @err (any int). */
+const char *spoor_errstr(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPOOR_ERROR_H */

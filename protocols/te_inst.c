@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: MIT
+/*
+ * te_inst packet codec.  One walker describes the field order of every
+ * format (spec v2.0 payload tables); decode and encode are the walker with a
+ * bit reader or a bit writer, so the two can never disagree on a layout.
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "spoor/error.h"
+#include "spoor/te_inst.h"
+
+/* Room for the widest packet (format 3 subformat 1 with 64-bit fields is
+ * about 400 bits) plus one word of slack for reads that straddle words. */
+#define BITBUF_WORDS 10
+static const char *const field_names[SPOOR_TE_NFIELDS] = {
+	[SPOOR_TE_F_FORMAT] = "format",
+	[SPOOR_TE_F_SUBFORMAT] = "subformat",
+	[SPOOR_TE_F_ADDRESS] = "address",
+	[SPOOR_TE_F_BRANCH] = "branch",
+	[SPOOR_TE_F_BRANCHES] = "branches",
+	[SPOOR_TE_F_BRANCH_MAP] = "branch_map",
+	[SPOOR_TE_F_BRANCH_COUNT] = "branch_count",
+	[SPOOR_TE_F_BRANCH_FMT] = "branch_fmt",
+	[SPOOR_TE_F_CONTEXT] = "context",
+	[SPOOR_TE_F_ECAUSE] = "ecause",
+	[SPOOR_TE_F_IENABLE] = "ienable",
+	[SPOOR_TE_F_ENCODER_MODE] = "encoder_mode",
+	[SPOOR_TE_F_INTERRUPT] = "interrupt",
+	[SPOOR_TE_F_IRREPORT] = "irreport",
+	[SPOOR_TE_F_IRDEPTH] = "irdepth",
+	[SPOOR_TE_F_NOTIFY] = "notify",
+	[SPOOR_TE_F_IOPTIONS] = "ioptions",
+	[SPOOR_TE_F_PRIVILEGE] = "privilege",
+	[SPOOR_TE_F_QUAL_STATUS] = "qual_status",
+	[SPOOR_TE_F_TIME] = "time",
+	[SPOOR_TE_F_THADDR] = "thaddr",
+	[SPOOR_TE_F_TVAL] = "tval",
+	[SPOOR_TE_F_UPDISCON] = "updiscon",
+	[SPOOR_TE_F_DENABLE] = "denable",
+	[SPOOR_TE_F_DLOSS] = "dloss",
+	[SPOOR_TE_F_DOPTIONS] = "doptions",
+	[SPOOR_TE_F_INDEX] = "index",
+};
+
+const char *spoor_te_field_name(enum spoor_te_field f)
+{
+	if ((unsigned)f >= SPOOR_TE_NFIELDS)
+		return NULL;
+	return field_names[f];
+}
+
+bool spoor_te_field_is_hex(enum spoor_te_field f)
+{
+	return f == SPOOR_TE_F_ADDRESS || f == SPOOR_TE_F_TVAL;
+}
+
+int spoor_te_ext_subformat(const struct spoor_params *p)
+{
+	if (p->bpred_size_p && !p->cache_size_p)
+		return SPOOR_TE_EXT_BRANCH_COUNT;
+	if (p->cache_size_p && !p->bpred_size_p)
+		return SPOOR_TE_EXT_JTC;
+	if (p->cache_size_p && p->bpred_size_p)
+		return p->f0s_width_p ? -2 : -1;	/* -2: transmitted */
+	return -1;
+}
+
+static inline uint64_t width_mask(unsigned w)
+{
+	return w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
+}
+
+/*
+ * Bit reader/writer over 64-bit words (bit 0 of word 0 is the first bit
+ * transmitted).  Words, not bytes: every load then matches a store of the
+ * same size and address, so the CPU forwards it instead of stalling.
+ */
+/* How the walker runs: DEC_SHORT keeps a payload of up to 8 bytes in
+ * registers, DEC_LONG reads the word array, ENCODE writes it. */
+enum { ENCODE = 0, DEC_LONG = 1, DEC_SHORT = 2 };
+
+struct bitio {
+	uint64_t w[BITBUF_WORDS];	/* DEC_LONG and ENCODE */
+	uint64_t w0;			/* DEC_SHORT: the payload */
+	uint64_t fill;			/* DEC_SHORT: the bits beyond it */
+	unsigned pos;		/* next bit */
+	unsigned last;		/* the bit before the next field (MSB of the previous one) */
+	int err;
+};
+
+static inline uint64_t load32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+/*
+ * Returns the first @len (1..8) bytes at @buf as a little-endian word, with
+ * the bytes above them set to @fill.  Never reads outside buf[0..len): short
+ * payloads are read with overlapping loads rather than a byte loop, whose
+ * varying trip count the branch predictor cannot follow.
+ */
+static inline uint64_t load_tail(const uint8_t *buf, size_t len, uint64_t fill)
+{
+	uint64_t v;
+
+	if (len >= 4) {
+		v = load32(buf) | (load32(buf + len - 4) << (8 * (len - 4)));
+	} else {
+		v = buf[0] | ((uint64_t)buf[len >> 1] << (8 * (len >> 1))) |
+		    ((uint64_t)buf[len - 1] << (8 * (len - 1)));
+	}
+	return len == 8 ? v : v | (fill << (8 * len));
+}
+
+/*
+ * Loads a payload into io->w, sign-extended from its last bit to the end of
+ * the buffer.  Runs once per packet, so it avoids libc calls and loops with
+ * data-dependent trip counts.
+ */
+static inline void load_payload(struct bitio *io, const uint8_t *buf, size_t len)
+{
+	uint64_t fill = (buf[len - 1] & 0x80) ? ~UINT64_C(0) : 0, t;
+	size_t i = 0;
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < BITBUF_WORDS; k++)
+		io->w[k] = fill;
+	for (; len - i > 8; i += 8) {
+		memcpy(&t, buf + i, 8);
+		io->w[n++] = le64toh(t);
+	}
+	io->w[n] = load_tail(buf + i, len - i, fill);
+}
+
+/* Returns @w bits (1..64) at io->pos and advances. */
+static inline __attribute__((always_inline)) uint64_t bits_get(struct bitio *io, unsigned w,
+							      const int mode)
+{
+	unsigned i = io->pos >> 6, sh = io->pos & 63;
+	uint64_t v;
+
+	if (mode == DEC_SHORT) {
+		if (i) {
+			v = io->fill;
+		} else {
+			v = io->w0 >> sh;
+			if (sh + w > 64)
+				v |= io->fill << (64 - sh);
+		}
+	} else {
+		v = io->w[i] >> sh;
+		if (sh + w > 64)
+			v |= io->w[i + 1] << (64 - sh);
+	}
+	io->pos += w;
+	return v & width_mask(w);
+}
+
+/* Writes the low @w bits (1..64) of @v at io->pos (buffer starts zeroed). */
+static inline void bits_put(struct bitio *io, uint64_t v, unsigned w)
+{
+	unsigned i = io->pos >> 6, sh = io->pos & 63;
+
+	v &= width_mask(w);
+	io->w[i] |= v << sh;
+	if (sh + w > 64)
+		io->w[i + 1] |= v >> (64 - sh);
+	io->pos += w;
+}
+
+/* Bit @b of the buffer. */
+static inline unsigned bit_at(const struct bitio *io, unsigned b)
+{
+	return (io->w[b >> 6] >> (b & 63)) & 1;
+}
+
+/* True when @v, meant for a @w-bit field, has nothing but sign bits above it. */
+static bool fits_width(uint64_t v, unsigned w)
+{
+	uint64_t hi;
+
+	if (w >= 64)
+		return true;
+	if (w == 0)
+		return v == 0;
+	if ((v >> w) == 0)
+		return true;
+	hi = v >> (w - 1);
+	return hi == (~UINT64_C(0) >> (w - 1));
+}
+
+/*
+ * Transfers one field: reads it into pkt (dec) or writes it from pkt.
+ * Fields of width 0 are not transmitted and not marked present.
+ */
+static inline __attribute__((always_inline)) void field(struct bitio *io, struct spoor_te_inst *pkt, enum spoor_te_field f,
+			 unsigned w, const int dec)
+{
+	uint64_t v;
+
+	if (w == 0)
+		return;
+	if (dec) {
+		v = bits_get(io, w, dec);
+		pkt->v[f] = v;
+		pkt->present |= UINT32_C(1) << f;
+	} else {
+		if (!(pkt->present & (UINT32_C(1) << f)) || !fits_width(pkt->v[f], w)) {
+			io->err = SPOOR_E_INVAL;
+			return;
+		}
+		v = pkt->v[f] & width_mask(w);
+		pkt->v[f] = v;	/* later fields' layout depends on it */
+		bits_put(io, v, w);
+	}
+	io->last = (v >> (w - 1)) & 1;
+}
+
+/* A one-bit status field whose meaning is "differs from the bit before it". */
+static inline __attribute__((always_inline)) void status_bit(struct bitio *io, struct spoor_te_inst *pkt, enum spoor_te_field f,
+			      uint32_t flag, const int dec)
+{
+	unsigned before = io->last;
+
+	field(io, pkt, f, 1, dec);
+	if (dec)
+		pkt->status |= (pkt->v[f] != before) ? flag : 0;
+}
+
+/* notify, updiscon, irreport and irdepth after an address. */
+static inline __attribute__((always_inline)) void addr_status(const struct spoor_params *p, struct bitio *io,
+			       struct spoor_te_inst *pkt, const int dec)
+{
+	status_bit(io, pkt, SPOOR_TE_F_NOTIFY, SPOOR_TE_NOTIFY, dec);
+	status_bit(io, pkt, SPOOR_TE_F_UPDISCON, SPOOR_TE_UPDISCON, dec);
+	status_bit(io, pkt, SPOOR_TE_F_IRREPORT, SPOOR_TE_IRREPORT, dec);
+	field(io, pkt, SPOOR_TE_F_IRDEPTH, spoor_params_irdepth_width(p), dec);
+}
+
+/* Format 3: synchronisation, trap, context, support. */
+static inline __attribute__((always_inline)) int walk_sync(const struct spoor_params *p, struct bitio *io,
+			    struct spoor_te_inst *pkt, const int dec)
+{
+	unsigned sf = (unsigned)pkt->v[SPOOR_TE_F_SUBFORMAT];
+	unsigned aw = spoor_params_address_width(p);
+
+	if (sf == SPOOR_TE_SYNC_SUPPORT) {
+		field(io, pkt, SPOOR_TE_F_IENABLE, 1, dec);
+		field(io, pkt, SPOOR_TE_F_ENCODER_MODE, p->encoder_mode_width_p, dec);
+		field(io, pkt, SPOOR_TE_F_QUAL_STATUS, 2, dec);
+		field(io, pkt, SPOOR_TE_F_IOPTIONS, p->ioptions_width_p, dec);
+		if (p->support_data_p) {
+			field(io, pkt, SPOOR_TE_F_DENABLE, 1, dec);
+			field(io, pkt, SPOOR_TE_F_DLOSS, 1, dec);
+			field(io, pkt, SPOOR_TE_F_DOPTIONS, p->doptions_width_p, dec);
+		}
+		return 0;
+	}
+	if (sf != SPOOR_TE_SYNC_CONTEXT)
+		field(io, pkt, SPOOR_TE_F_BRANCH, 1, dec);
+	field(io, pkt, SPOOR_TE_F_PRIVILEGE, p->privilege_width_p, dec);
+	field(io, pkt, SPOOR_TE_F_TIME, spoor_params_time_width(p), dec);
+	field(io, pkt, SPOOR_TE_F_CONTEXT, spoor_params_context_width(p), dec);
+	if (sf == SPOOR_TE_SYNC_START) {
+		field(io, pkt, SPOOR_TE_F_ADDRESS, aw, dec);
+	} else if (sf == SPOOR_TE_SYNC_TRAP) {
+		field(io, pkt, SPOOR_TE_F_ECAUSE, p->ecause_width_p, dec);
+		field(io, pkt, SPOOR_TE_F_INTERRUPT, 1, dec);
+		field(io, pkt, SPOOR_TE_F_THADDR, 1, dec);
+		field(io, pkt, SPOOR_TE_F_ADDRESS, aw, dec);
+		/* tval is omitted for interrupts. */
+		if (!(pkt->v[SPOOR_TE_F_INTERRUPT] & 1))
+			field(io, pkt, SPOOR_TE_F_TVAL, p->iaddress_width_p, dec);
+	}
+	return 0;
+}
+
+/* Format 0: branch count (subformat 0) or jump target cache index (1). */
+static inline __attribute__((always_inline)) int walk_ext(const struct spoor_params *p, struct bitio *io,
+			   struct spoor_te_inst *pkt, const int dec)
+{
+	int sf = spoor_te_ext_subformat(p);
+	unsigned branches;
+
+	if (sf == -1)
+		return SPOOR_E_BAD_FORMAT;
+	if (p->f0s_width_p) {
+		field(io, pkt, SPOOR_TE_F_SUBFORMAT, p->f0s_width_p, dec);
+		if (io->err)
+			return io->err;
+		sf = (int)pkt->v[SPOOR_TE_F_SUBFORMAT];
+		if (sf != SPOOR_TE_EXT_BRANCH_COUNT && sf != SPOOR_TE_EXT_JTC)
+			return SPOOR_E_BAD_FORMAT;
+		if ((sf == SPOOR_TE_EXT_BRANCH_COUNT && !p->bpred_size_p) ||
+		    (sf == SPOOR_TE_EXT_JTC && !p->cache_size_p))
+			return SPOOR_E_BAD_FORMAT;
+	} else if (dec) {
+		pkt->v[SPOOR_TE_F_SUBFORMAT] = (uint64_t)sf;
+	} else if (spoor_te_has(pkt, SPOOR_TE_F_SUBFORMAT) &&
+		   pkt->v[SPOOR_TE_F_SUBFORMAT] != (uint64_t)sf) {
+		return SPOOR_E_BAD_FORMAT;
+	}
+
+	if (sf == SPOOR_TE_EXT_BRANCH_COUNT) {
+		field(io, pkt, SPOOR_TE_F_BRANCH_COUNT, 32, dec);
+		field(io, pkt, SPOOR_TE_F_BRANCH_FMT, 2, dec);
+		if (io->err)
+			return io->err;
+		switch (pkt->v[SPOOR_TE_F_BRANCH_FMT]) {
+		case SPOOR_TE_BFMT_NO_ADDR:
+			return 0;
+		case SPOOR_TE_BFMT_ADDR:
+		case SPOOR_TE_BFMT_ADDR_FAIL:
+			field(io, pkt, SPOOR_TE_F_ADDRESS, spoor_params_address_width(p), dec);
+			addr_status(p, io, pkt, dec);
+			return 0;
+		default:
+			return SPOOR_E_BAD_FIELD;
+		}
+	}
+
+	field(io, pkt, SPOOR_TE_F_INDEX, p->cache_size_p, dec);
+	field(io, pkt, SPOOR_TE_F_BRANCHES, 5, dec);
+	if (io->err)
+		return io->err;
+	branches = (unsigned)pkt->v[SPOOR_TE_F_BRANCHES];
+	if (branches)
+		field(io, pkt, SPOOR_TE_F_BRANCH_MAP, spoor_te_branch_map_width(branches), dec);
+	status_bit(io, pkt, SPOOR_TE_F_IRREPORT, SPOOR_TE_IRREPORT, dec);
+	field(io, pkt, SPOOR_TE_F_IRDEPTH, spoor_params_irdepth_width(p), dec);
+	return 0;
+}
+
+/* Walks the fields of one packet in transmission order. */
+static inline __attribute__((always_inline)) int
+walk(const struct spoor_params *p, struct bitio *io, struct spoor_te_inst *pkt, const int dec)
+{
+	unsigned branches;
+	int ret = 0;
+
+	field(io, pkt, SPOOR_TE_F_FORMAT, 2, dec);
+	if (io->err)
+		return io->err;
+	switch (pkt->v[SPOOR_TE_F_FORMAT]) {
+	case SPOOR_TE_FORMAT_BRANCH:
+		field(io, pkt, SPOOR_TE_F_BRANCHES, 5, dec);
+		if (io->err)
+			return io->err;
+		branches = (unsigned)pkt->v[SPOOR_TE_F_BRANCHES];
+		field(io, pkt, SPOOR_TE_F_BRANCH_MAP, spoor_te_branch_map_width(branches), dec);
+		if (branches == 0)
+			break;	/* full 31-bit map, no address */
+		/* fall through */
+	case SPOOR_TE_FORMAT_ADDR:
+		field(io, pkt, SPOOR_TE_F_ADDRESS, spoor_params_address_width(p), dec);
+		addr_status(p, io, pkt, dec);
+		break;
+	case SPOOR_TE_FORMAT_SYNC:
+		field(io, pkt, SPOOR_TE_F_SUBFORMAT, 2, dec);
+		if (io->err)
+			return io->err;
+		ret = walk_sync(p, io, pkt, dec);
+		break;
+	default:
+		ret = walk_ext(p, io, pkt, dec);
+		break;
+	}
+	return ret ? ret : io->err;
+}
+
+/*
+ * Formats 1 (with an address) and 2 from registers: the walker's result
+ * without its per-field bookkeeping, for the packets that dominate a trace.
+ * Returns 0; io->pos ends after the last field.
+ */
+static inline int decode_addr_short(const struct spoor_params *p, struct bitio *io,
+				    struct spoor_te_inst *pkt)
+{
+	unsigned aw = spoor_params_address_width(p), iw = spoor_params_irdepth_width(p);
+	uint32_t present = (UINT32_C(1) << SPOOR_TE_F_FORMAT) |
+			   (UINT32_C(1) << SPOOR_TE_F_ADDRESS) |
+			   (UINT32_C(1) << SPOOR_TE_F_NOTIFY) |
+			   (UINT32_C(1) << SPOOR_TE_F_UPDISCON) |
+			   (UINT32_C(1) << SPOOR_TE_F_IRREPORT);
+	uint64_t fmt = io->w0 & 3, addr, st, notify, updiscon, irreport, msb;
+
+	pkt->v[SPOOR_TE_F_FORMAT] = fmt;
+	io->pos = 2;
+	if (fmt == SPOOR_TE_FORMAT_BRANCH) {
+		unsigned branches = (unsigned)(io->w0 >> 2) & 31;
+		unsigned mw = spoor_te_branch_map_width(branches);
+
+		present |= (UINT32_C(1) << SPOOR_TE_F_BRANCHES) |
+			   (UINT32_C(1) << SPOOR_TE_F_BRANCH_MAP);
+		pkt->v[SPOOR_TE_F_BRANCHES] = branches;
+		pkt->v[SPOOR_TE_F_BRANCH_MAP] = (io->w0 >> 7) & width_mask(mw);
+		io->pos = 7 + mw;
+	}
+	addr = bits_get(io, aw, DEC_SHORT);
+	st = bits_get(io, 3 + iw, DEC_SHORT);
+	notify = st & 1;
+	updiscon = (st >> 1) & 1;
+	irreport = (st >> 2) & 1;
+	msb = (addr >> (aw - 1)) & 1;
+	pkt->v[SPOOR_TE_F_ADDRESS] = addr;
+	pkt->v[SPOOR_TE_F_NOTIFY] = notify;
+	pkt->v[SPOOR_TE_F_UPDISCON] = updiscon;
+	pkt->v[SPOOR_TE_F_IRREPORT] = irreport;
+	if (iw) {
+		present |= UINT32_C(1) << SPOOR_TE_F_IRDEPTH;
+		pkt->v[SPOOR_TE_F_IRDEPTH] = st >> 3;
+	}
+	pkt->present = present;
+	pkt->status = (notify != msb ? SPOOR_TE_NOTIFY : 0) |
+		      (updiscon != notify ? SPOOR_TE_UPDISCON : 0) |
+		      (irreport != updiscon ? SPOOR_TE_IRREPORT : 0);
+	return 0;
+}
+
+/* The walker's decoders, kept out of line so that the fast paths in
+ * spoor_te_inst_decode() stay small. */
+static __attribute__((noinline)) int walk_short(const struct spoor_params *p, struct bitio *io,
+						struct spoor_te_inst *pkt)
+{
+	return walk(p, io, pkt, DEC_SHORT);
+}
+
+static __attribute__((noinline)) int walk_long(const struct spoor_params *p, struct bitio *io,
+					       struct spoor_te_inst *pkt, const uint8_t *buf,
+					       size_t len)
+{
+	load_payload(io, buf, len);
+	return walk(p, io, pkt, DEC_LONG);
+}
+
+int spoor_te_inst_decode(const struct spoor_params *p, const uint8_t *buf, size_t len,
+			 struct spoor_te_inst *pkt)
+{
+	struct bitio io;
+	int ret;
+
+	if (!p || !buf || !pkt)
+		return SPOOR_E_INVAL;
+	if (len == 0)
+		return SPOOR_E_TRUNCATED;
+	if (len > SPOOR_TE_MAX_PAYLOAD)
+		return SPOOR_E_TRAILING;
+	io.pos = 0;
+	io.last = 0;
+	io.err = 0;
+	pkt->present = 0;
+	pkt->status = 0;
+	/* Most packets are short: decode those from registers. */
+	if (len <= 8) {
+		io.fill = (buf[len - 1] & 0x80) ? ~UINT64_C(0) : 0;
+		io.w0 = load_tail(buf, len, io.fill);
+		/*
+		 * The commonest packet of all, a full branch map (format 1,
+		 * branches 0: 2 + 5 + 31 bits, at most 5 bytes), skips the
+		 * walker.  It gives exactly what the walker would.
+		 */
+		if ((io.w0 & 0x7f) == SPOOR_TE_FORMAT_BRANCH && len <= 5) {
+			pkt->present = (UINT32_C(1) << SPOOR_TE_F_FORMAT) |
+				       (UINT32_C(1) << SPOOR_TE_F_BRANCHES) |
+				       (UINT32_C(1) << SPOOR_TE_F_BRANCH_MAP);
+			pkt->v[SPOOR_TE_F_FORMAT] = SPOOR_TE_FORMAT_BRANCH;
+			pkt->v[SPOOR_TE_F_BRANCHES] = 0;
+			pkt->v[SPOOR_TE_F_BRANCH_MAP] = (io.w0 >> 7) & 0x7fffffff;
+			return 38;
+		}
+		if (((io.w0 & 3) == SPOOR_TE_FORMAT_ADDR ||
+		     ((io.w0 & 3) == SPOOR_TE_FORMAT_BRANCH && (io.w0 & 0x7c))) &&
+		    spoor_params_irdepth_width(p) <= 61)
+			ret = decode_addr_short(p, &io, pkt);
+		else
+			ret = walk_short(p, &io, pkt);
+	} else {
+		ret = walk_long(p, &io, pkt, buf, len);
+	}
+	if (ret)
+		return ret;
+	/* A compressed packet is padded to a byte: at most 7 bits are unused. */
+	if (io.pos + 8 <= len * 8)
+		return SPOOR_E_TRAILING;
+	return (int)io.pos;
+}
+
+int spoor_te_inst_encode(const struct spoor_params *p, const struct spoor_te_inst *pkt,
+			 uint8_t *buf, size_t cap)
+{
+	struct spoor_te_inst tmp;
+	struct bitio io;
+	unsigned total, keep, nbytes, msb;
+	int ret;
+
+	if (!p || !pkt || !buf)
+		return SPOOR_E_INVAL;
+	/* The walker only reads pkt when encoding; it takes a mutable pointer. */
+	tmp = *pkt;
+	memset(&io, 0, sizeof(io));
+	ret = walk(p, &io, &tmp, ENCODE);
+	if (ret)
+		return ret;
+	total = io.pos;
+
+	/* Sign-based compression: drop MSBs equal to the one below them. */
+	msb = bit_at(&io, total - 1);
+	keep = total;
+	while (keep > 1 && bit_at(&io, keep - 2) == msb)
+		keep--;
+	nbytes = (keep + 7) / 8;
+	if (nbytes > cap)
+		return SPOOR_E_NOSPACE;
+	/* Pad to a byte with the MSB. */
+	for (unsigned b = keep; b < nbytes * 8; b++)
+		io.w[b >> 6] = (io.w[b >> 6] & ~(UINT64_C(1) << (b & 63))) |
+			       ((uint64_t)msb << (b & 63));
+	for (unsigned i = 0; i < nbytes; i++)
+		buf[i] = (uint8_t)(io.w[i >> 3] >> (8 * (i & 7)));
+	return (int)nbytes;
+}
+
+int spoor_te_inst_set_status(const struct spoor_params *p, struct spoor_te_inst *pkt,
+			     uint32_t status, uint64_t irdepth)
+{
+	unsigned before, w, fmt;
+	uint64_t v;
+
+	if (!p || !pkt || !spoor_te_has(pkt, SPOOR_TE_F_FORMAT))
+		return SPOOR_E_INVAL;
+	fmt = (unsigned)pkt->v[SPOOR_TE_F_FORMAT];
+	if (fmt == SPOOR_TE_FORMAT_EXT && spoor_te_has(pkt, SPOOR_TE_F_INDEX)) {
+		/* Jump target cache: irreport follows branch_map or branches. */
+		if (pkt->v[SPOOR_TE_F_BRANCHES]) {
+			w = spoor_te_branch_map_width((unsigned)pkt->v[SPOOR_TE_F_BRANCHES]);
+			before = (pkt->v[SPOOR_TE_F_BRANCH_MAP] >> (w - 1)) & 1;
+		} else {
+			before = (pkt->v[SPOOR_TE_F_BRANCHES] >> 4) & 1;
+		}
+	} else {
+		if (!spoor_te_has(pkt, SPOOR_TE_F_ADDRESS))
+			return SPOOR_E_INVAL;
+		w = spoor_params_address_width(p);
+		before = (pkt->v[SPOOR_TE_F_ADDRESS] >> (w - 1)) & 1;
+		before ^= !!(status & SPOOR_TE_NOTIFY);
+		spoor_te_set(pkt, SPOOR_TE_F_NOTIFY, before);
+		before ^= !!(status & SPOOR_TE_UPDISCON);
+		spoor_te_set(pkt, SPOOR_TE_F_UPDISCON, before);
+	}
+	v = before ^ !!(status & SPOOR_TE_IRREPORT);
+	spoor_te_set(pkt, SPOOR_TE_F_IRREPORT, v);
+	w = spoor_params_irdepth_width(p);
+	if (w) {
+		if (status & SPOOR_TE_IRREPORT)
+			v = irdepth & width_mask(w);
+		else if (status & SPOOR_TE_IRDEPTH_ONES)
+			v = width_mask(w);
+		else
+			v = before ? width_mask(w) : 0;
+		spoor_te_set(pkt, SPOOR_TE_F_IRDEPTH, v);
+	}
+	pkt->status = status & (SPOOR_TE_NOTIFY | SPOOR_TE_UPDISCON | SPOOR_TE_IRREPORT);
+	return 0;
+}
+
+uint64_t spoor_te_full_address(const struct spoor_params *p, uint64_t field_value)
+{
+	return (field_value << p->iaddress_lsb_p) & width_mask(p->iaddress_width_p);
+}
+
+int64_t spoor_te_diff_address(const struct spoor_params *p, uint64_t field_value)
+{
+	uint64_t v = field_value << p->iaddress_lsb_p;
+	unsigned sh = 64 - p->iaddress_width_p;
+
+	return (int64_t)(v << sh) >> sh;
+}

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs the Debian 12 packages spoor builds and tests with (run as root).
+set -eu
+packages="build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
+	libinih-dev gzip"
+missing=""
+for p in $packages; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing
+fi
