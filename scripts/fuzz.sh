@@ -3,7 +3,7 @@
 # usage: scripts/fuzz.sh [SECONDS]   (default 3600)
 set -eu
 cd "$(dirname "$0")/.."
-CC=clang cmake -S . -B build-fuzz -G Ninja -DSPOOR_SANITIZE=ON -DSPOOR_FUZZ=ON \
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DSPOOR_SANITIZE=ON -DSPOOR_FUZZ=ON \
 	-DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-fuzz --target fuzz_stream
 mkdir -p build-fuzz/corpus

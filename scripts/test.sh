@@ -11,7 +11,7 @@ cmake -S . -B build -G Ninja -DSPOOR_WERROR=ON
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
-CC=clang cmake -S . -B build-asan -G Ninja -DSPOOR_WERROR=ON -DSPOOR_SANITIZE=ON \
-	-DSPOOR_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
-cmake --build build-asan -j "$jobs"
-ctest --test-dir build-asan --output-on-failure -j "$jobs"
+cmake -S . -B build-san -G Ninja -DCMAKE_C_COMPILER=clang -DSPOOR_WERROR=ON \
+	-DSPOOR_SANITIZE=ON -DSPOOR_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
+cmake --build build-san -j "$jobs"
+ctest --test-dir build-san --output-on-failure -j "$jobs"
