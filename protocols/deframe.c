@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Streaming deframer: packet boundaries, synchronisation and block alignment per source. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,12 +211,11 @@ static uint64_t read_ts(const uint8_t *q, unsigned n)
 	return ts;
 }
 
-/* Returns SPOOR_DF_FRAME after filling @item from the aligned frame @f (header @h) at @off. */
-static inline int emit_aligned(struct spoor_deframe *df, const uint8_t *f, unsigned h,
-			       unsigned size, uint64_t off, struct spoor_deframe_item *item)
+/* Fills @fr from the aligned-layout frame @f (header @h, @size bytes) at stream offset @off. */
+static inline void fill_aligned(const struct spoor_deframe *df, struct spoor_frame *fr,
+				const uint8_t *f, unsigned h, unsigned size, uint64_t off)
 {
 	const struct hdr_info *inf = &df->info[h];
-	struct spoor_frame *fr = &item->frame;
 
 	fr->offset = off;
 	fr->size = size;
@@ -229,14 +229,27 @@ static inline int emit_aligned(struct spoor_deframe *df, const uint8_t *f, unsig
 		fr->source = df->src_bytes > 1 ? (uint32_t)f[1] | (uint32_t)f[2] << 8 : f[1];
 	fr->has_timestamp = (h & 0x80) != 0;
 	fr->timestamp = (h & 0x80) ? read_ts(f + 1 + df->src_bytes, df->ts_bytes) : 0;
+}
+
+/* Returns SPOOR_DF_FRAME after making @item a frame item and counting it. */
+static inline int frame_item(struct spoor_deframe *df, struct spoor_deframe_item *item)
+{
 	item->kind = SPOOR_DF_FRAME;
-	item->offset = off;
+	item->offset = item->frame.offset;
 	item->bytes = 0;
 	item->reason = 0;
-	item->source = fr->source;
+	item->source = item->frame.source;
 	df->stats.frames++;
-	df->stats.frame_bytes += size;
+	df->stats.frame_bytes += item->frame.size;
 	return SPOOR_DF_FRAME;
+}
+
+/* Returns SPOOR_DF_FRAME after filling @item from the aligned frame @f (header @h) at @off. */
+static inline int emit_aligned(struct spoor_deframe *df, const uint8_t *f, unsigned h,
+			       unsigned size, uint64_t off, struct spoor_deframe_item *item)
+{
+	fill_aligned(df, &item->frame, f, h, size, off);
+	return frame_item(df, item);
 }
 
 /* Returns SPOOR_DF_FRAME (SYNC_LOST if undecodable) for the @size-byte frame @f at offset @off. */
@@ -254,14 +267,7 @@ static int emit_frame(struct spoor_deframe *df, const uint8_t *f, unsigned size,
 	if (df->atb)
 		fr->source = df->source;
 	fr->offset = off;
-	item->kind = SPOOR_DF_FRAME;
-	item->offset = off;
-	item->bytes = 0;
-	item->reason = 0;
-	item->source = fr->source;
-	df->stats.frames++;
-	df->stats.frame_bytes += size;
-	return SPOOR_DF_FRAME;
+	return frame_item(df, item);
 }
 
 /* Returns an item kind once the frame held in the lane is complete, else 0 (chunk used up). */
@@ -441,6 +447,68 @@ int spoor_deframe_next(struct spoor_deframe *df, struct spoor_deframe_item *item
 			return ret;
 	}
 	return next_slow(df, item);
+}
+
+/* Returns the number of frames put in @frames (0..@max), or SPOOR_E_INVAL. */
+int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *frames, size_t max)
+{
+	const struct hdr_info *info;
+	const uint8_t *p;
+	uint64_t base, bytes = 0;
+	uint32_t source;
+	unsigned src_bytes, ts_bytes;
+	size_t i, n, k = 0;
+
+	if (!df || (!frames && max))
+		return SPOOR_E_INVAL;
+	if (max > INT_MAX)
+		max = INT_MAX;
+	if (!df->fast_now || !df->aligned)
+		return 0;
+	/* Locals: the frames' byte-sized stores would otherwise force reloads. */
+	info = df->info;
+	p = df->chunk;
+	i = df->pos;
+	n = df->len;
+	base = df->base;
+	source = df->source;
+	src_bytes = df->src_bytes;
+	ts_bytes = df->ts_bytes;
+	while (k < max && i < n) {
+		const uint8_t *f = p + i;
+		unsigned h = f[0];
+		const struct hdr_info inf = info[h];	/* one 4-byte load */
+		unsigned size = (unsigned)inf.size, poff = inf.poff;
+		struct spoor_frame *fr = &frames[k];
+
+		/* a null byte (1) or an error (negative: huge unsigned) ends the run */
+		if (size - 2 > SPOOR_FRAME_MAX - 2 || size > n - i)
+			break;
+		fr->offset = base + i;
+		fr->size = size;
+		fr->flow = (uint8_t)((h >> 5) & 3);
+		fr->type = inf.type;
+		fr->msg = inf.msg;
+		fr->payload = f + poff;
+		fr->payload_len = size - poff;
+		fr->source = source;
+		fr->has_timestamp = false;
+		fr->timestamp = 0;
+		if (src_bytes | (h & 0x80)) {
+			if (src_bytes)
+				fr->source = src_bytes > 1 ? (uint32_t)f[1] | (uint32_t)f[2] << 8 : f[1];
+			fr->has_timestamp = (h & 0x80) != 0;
+			if (h & 0x80)
+				fr->timestamp = read_ts(f + 1 + src_bytes, ts_bytes);
+		}
+		i += size;
+		bytes += size;
+		k++;
+	}
+	df->pos = i;
+	df->stats.frames += k;
+	df->stats.frame_bytes += bytes;
+	return (int)k;
 }
 
 /* Returns 0 after copying the counters into @stats, or SPOOR_E_INVAL. */

@@ -372,36 +372,37 @@ walk(const struct spoor_params *p, struct bitio *io, struct spoor_te_inst *pkt, 
 	return ret ? ret : io->err;
 }
 
+/* Bits [pos, pos + w) of a short payload @w0 followed by copies of @fill. */
+static inline uint64_t short_bits(uint64_t w0, uint64_t fill, unsigned pos, unsigned w)
+{
+	uint64_t v;
+
+	if (pos >= 64)
+		v = fill;
+	else if (pos == 0)
+		v = w0;
+	else
+		v = (w0 >> pos) | (fill << (64 - pos));
+	return v & width_mask(w);
+}
+
 /*
- * Formats 1 (with an address) and 2 from registers: the walker's result
- * without its per-field bookkeeping, for the packets that dominate a trace.
- * Returns 0; io->pos ends after the last field.
+ * Formats 1 (with an address) and 2 of up to 8 bytes, from registers: the
+ * walker's result without its per-field bookkeeping, for the packets that
+ * dominate a trace.  @pos is the address field's first bit.  Returns the
+ * bits used, or SPOOR_E_TRAILING.
  */
-static inline int decode_addr_short(const struct spoor_params *p, struct bitio *io,
+static inline int decode_addr_short(unsigned aw, unsigned iw, uint64_t w0, uint64_t fill,
+				    unsigned pos, size_t len, uint32_t present,
 				    struct spoor_te_inst *pkt)
 {
-	unsigned aw = spoor_params_address_width(p), iw = spoor_params_irdepth_width(p);
-	uint32_t present = (UINT32_C(1) << SPOOR_TE_F_FORMAT) |
-			   (UINT32_C(1) << SPOOR_TE_F_ADDRESS) |
-			   (UINT32_C(1) << SPOOR_TE_F_NOTIFY) |
-			   (UINT32_C(1) << SPOOR_TE_F_UPDISCON) |
-			   (UINT32_C(1) << SPOOR_TE_F_IRREPORT);
-	uint64_t fmt = io->w0 & 3, addr, st, notify, updiscon, irreport, msb;
+	uint64_t addr, st, notify, updiscon, irreport, msb;
 
-	pkt->v[SPOOR_TE_F_FORMAT] = fmt;
-	io->pos = 2;
-	if (fmt == SPOOR_TE_FORMAT_BRANCH) {
-		unsigned branches = (unsigned)(io->w0 >> 2) & 31;
-		unsigned mw = spoor_te_branch_map_width(branches);
-
-		present |= (UINT32_C(1) << SPOOR_TE_F_BRANCHES) |
-			   (UINT32_C(1) << SPOOR_TE_F_BRANCH_MAP);
-		pkt->v[SPOOR_TE_F_BRANCHES] = branches;
-		pkt->v[SPOOR_TE_F_BRANCH_MAP] = (io->w0 >> 7) & width_mask(mw);
-		io->pos = 7 + mw;
-	}
-	addr = bits_get(io, aw, DEC_SHORT);
-	st = bits_get(io, 3 + iw, DEC_SHORT);
+	addr = short_bits(w0, fill, pos, aw);
+	st = short_bits(w0, fill, pos + aw, 3 + iw);
+	pos += aw + 3 + iw;
+	if (pos + 8 <= len * 8)
+		return SPOOR_E_TRAILING;
 	notify = st & 1;
 	updiscon = (st >> 1) & 1;
 	irreport = (st >> 2) & 1;
@@ -410,41 +411,24 @@ static inline int decode_addr_short(const struct spoor_params *p, struct bitio *
 	pkt->v[SPOOR_TE_F_NOTIFY] = notify;
 	pkt->v[SPOOR_TE_F_UPDISCON] = updiscon;
 	pkt->v[SPOOR_TE_F_IRREPORT] = irreport;
-	if (iw) {
-		present |= UINT32_C(1) << SPOOR_TE_F_IRDEPTH;
-		pkt->v[SPOOR_TE_F_IRDEPTH] = st >> 3;
-	}
+	pkt->v[SPOOR_TE_F_IRDEPTH] = st >> 3;
+	present |= (UINT32_C(1) << SPOOR_TE_F_ADDRESS) | (UINT32_C(1) << SPOOR_TE_F_NOTIFY) |
+		   (UINT32_C(1) << SPOOR_TE_F_UPDISCON) | (UINT32_C(1) << SPOOR_TE_F_IRREPORT) |
+		   ((uint32_t)(iw != 0) << SPOOR_TE_F_IRDEPTH);
 	pkt->present = present;
 	pkt->status = (notify != msb ? SPOOR_TE_NOTIFY : 0) |
 		      (updiscon != notify ? SPOOR_TE_UPDISCON : 0) |
 		      (irreport != updiscon ? SPOOR_TE_IRREPORT : 0);
-	return 0;
+	return (int)pos;
 }
 
-/* The walker's decoders, kept out of line so that the fast paths in
- * spoor_te_inst_decode() stay small. */
-static __attribute__((noinline)) int walk_short(const struct spoor_params *p, struct bitio *io,
-						struct spoor_te_inst *pkt)
-{
-	return walk(p, io, pkt, DEC_SHORT);
-}
-
-static __attribute__((noinline)) int walk_long(const struct spoor_params *p, struct bitio *io,
-					       struct spoor_te_inst *pkt, const uint8_t *buf,
-					       size_t len)
-{
-	load_payload(io, buf, len);
-	return walk(p, io, pkt, DEC_LONG);
-}
-
-int spoor_te_inst_decode(const struct spoor_params *p, const uint8_t *buf, size_t len,
-			 struct spoor_te_inst *pkt)
+/* Any packet, through the walker.  Returns the bits used or an error. */
+static __attribute__((noinline)) int decode_walk(const struct spoor_params *p, const uint8_t *buf,
+						 size_t len, struct spoor_te_inst *pkt)
 {
 	struct bitio io;
 	int ret;
 
-	if (!p || !buf || !pkt)
-		return SPOOR_E_INVAL;
 	if (len == 0)
 		return SPOOR_E_TRUNCATED;
 	if (len > SPOOR_TE_MAX_PAYLOAD)
@@ -454,32 +438,13 @@ int spoor_te_inst_decode(const struct spoor_params *p, const uint8_t *buf, size_
 	io.err = 0;
 	pkt->present = 0;
 	pkt->status = 0;
-	/* Most packets are short: decode those from registers. */
 	if (len <= 8) {
 		io.fill = (buf[len - 1] & 0x80) ? ~UINT64_C(0) : 0;
 		io.w0 = load_tail(buf, len, io.fill);
-		/*
-		 * The commonest packet of all, a full branch map (format 1,
-		 * branches 0: 2 + 5 + 31 bits, at most 5 bytes), skips the
-		 * walker.  It gives exactly what the walker would.
-		 */
-		if ((io.w0 & 0x7f) == SPOOR_TE_FORMAT_BRANCH && len <= 5) {
-			pkt->present = (UINT32_C(1) << SPOOR_TE_F_FORMAT) |
-				       (UINT32_C(1) << SPOOR_TE_F_BRANCHES) |
-				       (UINT32_C(1) << SPOOR_TE_F_BRANCH_MAP);
-			pkt->v[SPOOR_TE_F_FORMAT] = SPOOR_TE_FORMAT_BRANCH;
-			pkt->v[SPOOR_TE_F_BRANCHES] = 0;
-			pkt->v[SPOOR_TE_F_BRANCH_MAP] = (io.w0 >> 7) & 0x7fffffff;
-			return 38;
-		}
-		if (((io.w0 & 3) == SPOOR_TE_FORMAT_ADDR ||
-		     ((io.w0 & 3) == SPOOR_TE_FORMAT_BRANCH && (io.w0 & 0x7c))) &&
-		    spoor_params_irdepth_width(p) <= 61)
-			ret = decode_addr_short(p, &io, pkt);
-		else
-			ret = walk_short(p, &io, pkt);
+		ret = walk(p, &io, pkt, DEC_SHORT);
 	} else {
-		ret = walk_long(p, &io, pkt, buf, len);
+		load_payload(&io, buf, len);
+		ret = walk(p, &io, pkt, DEC_LONG);
 	}
 	if (ret)
 		return ret;
@@ -487,6 +452,50 @@ int spoor_te_inst_decode(const struct spoor_params *p, const uint8_t *buf, size_
 	if (io.pos + 8 <= len * 8)
 		return SPOOR_E_TRAILING;
 	return (int)io.pos;
+}
+
+int spoor_te_inst_decode(const struct spoor_params *p, const uint8_t *buf, size_t len,
+			 struct spoor_te_inst *pkt)
+{
+	uint64_t w0, fill;
+	unsigned branches, mw, aw, iw;
+
+	if (!p || !buf || !pkt)
+		return SPOOR_E_INVAL;
+	/* Fast paths: formats 1 and 2 of up to 8 bytes, most of any trace. */
+	aw = spoor_params_address_width(p);
+	iw = spoor_params_irdepth_width(p);
+	if (len - 1 >= 8 || iw > 61)
+		return decode_walk(p, buf, len, pkt);
+	fill = (buf[len - 1] & 0x80) ? ~UINT64_C(0) : 0;
+	w0 = load_tail(buf, len, fill);
+	switch (w0 & 3) {
+	case SPOOR_TE_FORMAT_BRANCH:
+		branches = (unsigned)(w0 >> 2) & 31;
+		mw = spoor_te_branch_map_width(branches);
+		pkt->v[SPOOR_TE_F_FORMAT] = SPOOR_TE_FORMAT_BRANCH;
+		pkt->v[SPOOR_TE_F_BRANCHES] = branches;
+		pkt->v[SPOOR_TE_F_BRANCH_MAP] = (w0 >> 7) & width_mask(mw);
+		if (branches)
+			return decode_addr_short(aw, iw, w0, fill, 7 + mw, len,
+						 (UINT32_C(1) << SPOOR_TE_F_FORMAT) |
+						 (UINT32_C(1) << SPOOR_TE_F_BRANCHES) |
+						 (UINT32_C(1) << SPOOR_TE_F_BRANCH_MAP), pkt);
+		/* A full branch map and no address: 38 bits, at most 5 bytes. */
+		if (len > 5)
+			return SPOOR_E_TRAILING;
+		pkt->present = (UINT32_C(1) << SPOOR_TE_F_FORMAT) |
+			       (UINT32_C(1) << SPOOR_TE_F_BRANCHES) |
+			       (UINT32_C(1) << SPOOR_TE_F_BRANCH_MAP);
+		pkt->status = 0;
+		return 38;
+	case SPOOR_TE_FORMAT_ADDR:
+		pkt->v[SPOOR_TE_F_FORMAT] = SPOOR_TE_FORMAT_ADDR;
+		return decode_addr_short(aw, iw, w0, fill, 2, len, UINT32_C(1) << SPOOR_TE_F_FORMAT,
+					 pkt);
+	default:
+		return decode_walk(p, buf, len, pkt);
+	}
 }
 
 int spoor_te_inst_encode(const struct spoor_params *p, const struct spoor_te_inst *pkt,

@@ -357,19 +357,27 @@ static void dump_event(struct dump *d, const struct spoor_deframe_item *it)
 	}
 }
 
-/* Drains the deframer's items; returns 0 or a negative error. */
+/* Drains the deframer's items (frames in batches where it can); returns 0 or an error. */
 static int drain(struct dump *d, struct spoor_deframe *df)
 {
+	struct spoor_frame frames[64];
 	struct spoor_deframe_item it;
-	int ret;
+	int ret, k;
 
-	while ((ret = spoor_deframe_next(df, &it, sizeof(it))) > 0) {
+	for (;;) {
+		k = spoor_deframe_next_frames(df, frames, 64);
+		for (int i = 0; i < k; i++)
+			dump_frame(d, &frames[i]);
+		if (k == 64)
+			continue;
+		ret = spoor_deframe_next(df, &it, sizeof(it));
+		if (ret <= 0)
+			return ret;
 		if (ret == SPOOR_DF_FRAME)
 			dump_frame(d, &it.frame);
 		else
 			dump_event(d, &it);
 	}
-	return ret;
 }
 
 static void print_summary(struct dump *d, const struct spoor_deframe_stats *st)

@@ -117,14 +117,48 @@ static bool invariant_holds(const struct spoor_deframe *df)
 	       s.pending_bytes == s.bytes;
 }
 
+/* When set, drain() takes frames through spoor_deframe_next_frames() too. */
+static bool use_batch;
+
+/* Records the frames next_frames() gives, in batches of random size, as items. */
+static void drain_batches(struct spoor_deframe *df, struct run *r)
+{
+	struct spoor_frame frames[8];
+	struct spoor_deframe_item it;
+	int k;
+
+	do {
+		size_t max = 1 + rnd_below(8);
+
+		k = spoor_deframe_next_frames(df, frames, max);
+		if (k < 0 || (size_t)k > max) {
+			r->next_bad++;
+			return;
+		}
+		for (int i = 0; i < k; i++) {
+			memset(&it, 0, sizeof(it));
+			it.kind = SPOOR_DF_FRAME;
+			it.offset = frames[i].offset;
+			it.source = frames[i].source;
+			it.frame = frames[i];
+			add_rec(r, &it);
+		}
+	} while (k > 0 && rnd_below(4));
+}
+
 /* Records @df's items until next() returns 0, then checks the counters. */
 static void drain(struct spoor_deframe *df, struct run *r)
 {
 	struct spoor_deframe_item it;
 	int ret;
 
-	while ((ret = spoor_deframe_next(df, &it, sizeof(it))) > 0)
+	if (use_batch)
+		drain_batches(df, r);
+	while ((ret = spoor_deframe_next(df, &it, sizeof(it))) > 0) {
 		add_rec(r, &it);
+		if (use_batch)
+			drain_batches(df, r);
+	}
 	if (ret < 0)
 		r->next_bad++;
 	if (!invariant_holds(df))
@@ -301,13 +335,16 @@ static void check_chunkings(const struct spoor_deframe_config *cfg, const uint8_
 	struct run x;
 	size_t i;
 
-	for (i = 0; i < N_CHUNKS; i++) {
-		run_deframe(cfg, data, len, chunk_sizes[i], &x);
+	for (i = 0; i < 2 * N_CHUNKS; i++) {
+		/* the second round mixes in the batch fast path */
+		use_batch = i >= N_CHUNKS;
+		run_deframe(cfg, data, len, chunk_sizes[i % N_CHUNKS], &x);
 		CHECK(same_items(&x, want));
 		CHECK_EQ(x.invariant_bad, 0);
 		CHECK(!memcmp(&x.st, &want->st, sizeof(x.st)));
 		run_free(&x);
 	}
+	use_batch = false;
 }
 
 /* Checks that a run starting unsynchronised syncs at the first frame and then matches @want. */
@@ -451,12 +488,15 @@ static void run_three_ways(const struct spoor_deframe_config *cfg, const uint8_t
 	run_deframe(cfg, data, len, (size_t)-1, r);
 	CHECK_EQ(r->invariant_bad, 0);
 	CHECK_EQ(r->next_bad, 0);
-	for (k = 0; k < 2; k++) {
-		run_deframe(cfg, data, len, k ? 1 : 0, &x);
+	for (k = 0; k < 3; k++) {
+		/* random chunks, single bytes, random chunks with the batch fast path */
+		use_batch = k == 2;
+		run_deframe(cfg, data, len, k == 1 ? 1 : 0, &x);
 		CHECK(same_items(&x, r));
 		CHECK_EQ(x.invariant_bad, 0);
 		run_free(&x);
 	}
+	use_batch = false;
 }
 
 /* Truncates @raw at random points: frames before the cut survive, the cut frame is reported. */
@@ -1021,6 +1061,7 @@ static void test_atb_lanes(void)
 /* Argument checks, chunk bookkeeping and truncation at the end. */
 static void test_api(void)
 {
+	struct spoor_frame fr[2];
 	/* the first 4 bytes of a 6-byte raw frame */
 	static const uint8_t frame[] = { 0x45, 0x01, 0x02, 0x03 };
 	struct spoor_deframe_config cfg;
@@ -1049,6 +1090,9 @@ static void test_api(void)
 	CHECK_EQ(spoor_deframe_stats(df, &st, sizeof(st) - 1), SPOOR_E_INVAL);
 	CHECK_EQ(spoor_deframe_finish(NULL), SPOOR_E_INVAL);
 	CHECK_EQ(spoor_deframe_offset(NULL), 0);
+	CHECK_EQ(spoor_deframe_next_frames(NULL, fr, 2), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_deframe_next_frames(df, NULL, 2), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_deframe_next_frames(df, NULL, 0), 0);
 
 	CHECK_EQ(spoor_deframe_feed(df, frame, 2, 0), 0);
 	CHECK_EQ(spoor_deframe_feed(df, frame, 2, 0), SPOOR_E_INVAL);	/* still pending */
@@ -1059,6 +1103,7 @@ static void test_api(void)
 	CHECK_EQ(spoor_deframe_stats(df, &st, sizeof(st)), 0);
 	CHECK_EQ(st.pending_bytes, 2);
 	CHECK_EQ(st.bytes, 2);
+	CHECK_EQ(spoor_deframe_next_frames(df, fr, 2), 0);	/* a split frame: next()'s job */
 	CHECK_EQ(spoor_deframe_feed(df, frame + 2, 2, 77), 0);		/* source ignored */
 	CHECK_EQ(spoor_deframe_next(df, &it, sizeof(it)), 0);
 	CHECK_EQ(spoor_deframe_finish(df), 0);

@@ -101,6 +101,17 @@ int spoor_deframe_finish(struct spoor_deframe *df);
  */
 int spoor_deframe_next(struct spoor_deframe *df, struct spoor_deframe_item *item, size_t size);
 
+/*
+ * The fast path for bulk consumers: puts up to @max complete frames of the
+ * current chunk into @frames and returns how many (0..@max).  It stops at
+ * anything else — idle bytes, a sync event, a frame split across chunks, a
+ * layout whose payloads need realigning — so call spoor_deframe_next() when
+ * it returns fewer than @max: that handles every case.  Mixing the two gives
+ * the same frames and counters as next() alone.  Payloads point into the
+ * caller's chunk.  Returns the count or SPOOR_E_INVAL.
+ */
+int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *frames, size_t max);
+
 /* Copies the counters into @stats (@size = sizeof(*stats)).  Returns 0 or SPOOR_E_INVAL. */
 int spoor_deframe_stats(const struct spoor_deframe *df, struct spoor_deframe_stats *stats,
 			size_t size);

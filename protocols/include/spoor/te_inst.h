@@ -168,17 +168,12 @@ int spoor_te_inst_set_status(const struct spoor_params *p, struct spoor_te_inst 
 /* Bits of branch_map for @branches (1/3/7/15/31; 0 means 31 and no address). */
 static inline unsigned spoor_te_branch_map_width(unsigned branches)
 {
-	if (branches == 0)
-		return 31;
-	if (branches == 1)
-		return 1;
-	if (branches <= 3)
-		return 3;
-	if (branches <= 7)
-		return 7;
-	if (branches <= 15)
-		return 15;
-	return 31;
+	static const uint8_t width[32] = {
+		31, 1, 3, 3, 7, 7, 7, 7, 15, 15, 15, 15, 15, 15, 15, 15,
+		31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31, 31,
+	};
+
+	return width[branches & 31];
 }
 
 /* Byte address of a full address field: shifted left by iaddress_lsb_p. */
