@@ -341,7 +341,11 @@ static void dump_event(struct dump *d, const struct spoor_deframe_item *it)
 		fputs("}\n", o);
 		return;
 	}
-	fprintf(o, "%08" PRIx64 " src %-3" PRIu32 " ", it->offset, it->source);
+	/* Only ATB lanes have their own alignment; elsewhere events are the stream's. */
+	if (d->dcfg.encap.kind == SPOOR_ENCAP_ATB)
+		fprintf(o, "%08" PRIx64 " src %-3" PRIu32 " ", it->offset, it->source);
+	else
+		fprintf(o, "%08" PRIx64 " stream  ", it->offset);
 	switch (it->kind) {
 	case SPOOR_DF_SYNC:
 		fprintf(o, "-- synchronised (%" PRIu64 " bytes skipped)\n", it->bytes);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rng.h"
 #include "spoor/deframe.h"
 #include "spoor/encap.h"
 #include "spoor/error.h"
@@ -12,23 +13,6 @@ static const char *const stems[] = {
 	"br_j_asm", "embench-statemate", "test_discon_branch_exception", "towers",
 };
 #define N_STEMS (sizeof(stems) / sizeof(stems[0]))
-
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-
-/* Returns the next pseudo-random number (xorshift64). */
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-/* Returns a pseudo-random number in 0..@n-1. */
-static size_t rnd_below(size_t n)
-{
-	return (size_t)(rnd() % n);
-}
 
 /* Returns the contents of @path (length in *@len), or NULL. */
 static uint8_t *read_file(const char *path, size_t *len)

@@ -3,25 +3,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "rng.h"
 #include "spoor/encap.h"
 #include "spoor/error.h"
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-/* Returns the next pseudo-random number (xorshift64). */
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-/* Returns a pseudo-random number in 0..@n-1. */
-static unsigned rnd_below(unsigned n)
-{
-	return (unsigned)(rnd() % n);
-}
 
 static void test_defaults(void)
 {

@@ -8,24 +8,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "rng.h"
 #include "spoor/error.h"
 #include "spoor/te_inst.h"
-
-/* Deterministic xorshift64* generator. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
-}
-
-static unsigned rnd_below(unsigned n)
-{
-	return (unsigned)(rnd() % n);
-}
 
 static uint64_t mask(unsigned w)
 {
