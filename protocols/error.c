@@ -22,6 +22,13 @@ const char *spoor_errstr(int err)
 	case SPOOR_E_IO:		return "I/O error";
 	case SPOOR_E_SYNTAX:		return "syntax error";
 	case SPOOR_E_BAD_CONFIG:	return "inconsistent parameters";
+	case SPOOR_E_NO_IMAGE:		return "no program image covers the address";
+	case SPOOR_E_BAD_ELF:		return "not a usable RISC-V ELF file";
+	case SPOOR_E_OVERLAP:		return "program images overlap";
+	case SPOOR_E_BAD_INSN:		return "no valid instruction at the address";
+	case SPOOR_E_NOT_FOUND:		return "no symbol or line information";
+	case SPOOR_E_TRACE:		return "trace inconsistent with the program image";
+	case SPOOR_E_NO_SYNC:		return "packet before the first synchronisation packet";
 	}
 	return "unknown error";
 }

@@ -9,7 +9,7 @@ int main(void)
 {
 	CHECK(!strcmp(spoor_errstr(SPOOR_OK), "success"));
 	/* Every code has its own text, and unknown codes have a fallback. */
-	for (int a = SPOOR_E_BAD_CONFIG; a < 0; a++) {
+	for (int a = SPOOR_E_LAST; a < 0; a++) {
 		CHECK(strcmp(spoor_errstr(a), "unknown error") != 0);
 		for (int b = a + 1; b < 0; b++)
 			CHECK(strcmp(spoor_errstr(a), spoor_errstr(b)) != 0);

@@ -30,7 +30,17 @@ enum spoor_error {
 	SPOOR_E_IO = -15,		/* reading or writing a file failed (errno set) */
 	SPOOR_E_SYNTAX = -16,		/* configuration file syntax error */
 	SPOOR_E_BAD_CONFIG = -17,	/* inconsistent parameter combination */
+	SPOOR_E_NO_IMAGE = -18,		/* no program image covers the address */
+	SPOOR_E_BAD_ELF = -19,		/* not a usable RISC-V ELF file */
+	SPOOR_E_OVERLAP = -20,		/* program images overlap */
+	SPOOR_E_BAD_INSN = -21,		/* no valid instruction at the address */
+	SPOOR_E_NOT_FOUND = -22,	/* no symbol or line information for the address */
+	SPOOR_E_TRACE = -23,		/* trace inconsistent with the program image */
+	SPOOR_E_NO_SYNC = -24,		/* packet before the first synchronisation packet */
 };
+
+/* The last (most negative) error code, for tables and tests. */
+#define SPOOR_E_LAST SPOOR_E_NO_SYNC
 
 /* Returns a static, human-readable description of @err (any int). */
 const char *spoor_errstr(int err);

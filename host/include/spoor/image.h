@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The program image: what code lives at each address.  Several images at
+ * once (boot ROM + firmware + application), from ELF files (loadable
+ * segments and symbols via libelf, source lines via libdw) or raw bytes
+ * (e.g. a boot ROM that is in no ELF), each with an optional load offset.
+ */
+#ifndef SPOOR_IMAGE_H
+#define SPOOR_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spoor/config_file.h"	/* struct spoor_diag */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct spoor_image;
+
+/* Returns a new, empty image set, or NULL (no memory). */
+struct spoor_image *spoor_image_new(void);
+void spoor_image_free(struct spoor_image *img);
+
+/*
+ * Adds the executable loadable segments (PT_LOAD with PF_X; their file
+ * bytes, zero-filled to p_memsz) and the function and object symbols of the
+ * RISC-V ELF file @path, every address shifted by @offset.  Source lines are
+ * read lazily from its DWARF, if any.  Returns 0, or SPOOR_E_IO,
+ * SPOOR_E_BAD_ELF (not ELF, not EM_RISCV, truncated, no executable
+ * segment), SPOOR_E_OVERLAP (a segment overlaps one already added),
+ * SPOOR_E_NOMEM, SPOOR_E_INVAL, with @diag naming the file and the problem.
+ */
+int spoor_image_add_elf(struct spoor_image *img, const char *path, int64_t offset,
+			struct spoor_diag *diag);
+
+/*
+ * Adds @len raw bytes (copied) at address @base under @name (used in
+ * messages and as the symbol for its range).  Returns 0, SPOOR_E_OVERLAP,
+ * SPOOR_E_NOMEM or SPOOR_E_INVAL.
+ */
+int spoor_image_add_raw(struct spoor_image *img, const char *name, uint64_t base,
+			const uint8_t *bytes, size_t len);
+
+/* Adds spike's 20-byte boot ROM at 0x1000 for @xlen 32 or 64 (the reference
+ * flow's traces start there).  Returns as spoor_image_add_raw(). */
+int spoor_image_add_spike_rom(struct spoor_image *img, unsigned xlen);
+
+/*
+ * Returns a pointer to the image bytes at @addr and, in *@avail, how many
+ * bytes follow contiguously in the same segment; NULL (and *@avail 0) when
+ * no image covers @addr.  Fast: called once per decoded block.
+ */
+const uint8_t *spoor_image_ptr(const struct spoor_image *img, uint64_t addr, size_t *avail);
+
+/* XLEN (32 or 64) of the first ELF added, 0 if none. */
+unsigned spoor_image_xlen(const struct spoor_image *img);
+
+/*
+ * Finds the symbol containing @addr (the nearest function/object symbol at
+ * or below it, within its size when it has one).  Sets *@name (valid while
+ * @img lives) and *@offset (addr - symbol).  Returns 0 or SPOOR_E_NOT_FOUND.
+ */
+int spoor_image_symbol(const struct spoor_image *img, uint64_t addr, const char **name,
+		       uint64_t *offset);
+
+/*
+ * Finds the source line of @addr from DWARF.  Sets *@file (valid while @img
+ * lives) and *@line.  Returns 0 or SPOOR_E_NOT_FOUND.
+ */
+int spoor_image_line(struct spoor_image *img, uint64_t addr, const char **file, int *line);
+
+/* Describes what covers @addr (e.g. "app.elf [0x80000000, 0x80004000)") or
+ * "no image" into @buf; for error messages. */
+void spoor_image_describe(const struct spoor_image *img, uint64_t addr, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
