@@ -7,6 +7,7 @@
 
 static const struct spoor_cmd commands[] = {
 	{ "dump", "print the te_inst packets of a trace stream", cmd_dump },
+	{ "decode", "reconstruct the retired instructions of a trace stream", cmd_decode },
 };
 
 static void usage(FILE *out)

@@ -24,10 +24,13 @@ struct spoor_image *spoor_image_new(void);
 void spoor_image_free(struct spoor_image *img);
 
 /*
- * Adds the executable loadable segments (PT_LOAD with PF_X; their file
- * bytes, zero-filled to p_memsz) and the function and object symbols of the
+ * Adds the executable loadable segments (PT_LOAD with PF_X at p_vaddr; their
+ * file bytes, zero-filled to p_memsz, copied) and the function and object
+ * symbols (and labels in code sections, such as an assembly _start) of the
  * RISC-V ELF file @path, every address shifted by @offset.  Source lines are
- * read lazily from its DWARF, if any.  Returns 0, or SPOOR_E_IO,
+ * read lazily from its DWARF, if any: the file is read again on the first
+ * spoor_image_line() for it, and only if it is unchanged (same inode, size
+ * and mtime).  Either everything is added or nothing.  Returns 0, or SPOOR_E_IO,
  * SPOOR_E_BAD_ELF (not ELF, not EM_RISCV, truncated, no executable
  * segment), SPOOR_E_OVERLAP (a segment overlaps one already added),
  * SPOOR_E_NOMEM, SPOOR_E_INVAL, with @diag naming the file and the problem.
@@ -38,7 +41,7 @@ int spoor_image_add_elf(struct spoor_image *img, const char *path, int64_t offse
 /*
  * Adds @len raw bytes (copied) at address @base under @name (used in
  * messages and as the symbol for its range).  Returns 0, SPOOR_E_OVERLAP,
- * SPOOR_E_NOMEM or SPOOR_E_INVAL.
+ * SPOOR_E_NOMEM or SPOOR_E_INVAL (NULL or empty argument, range past 2^64).
  */
 int spoor_image_add_raw(struct spoor_image *img, const char *name, uint64_t base,
 			const uint8_t *bytes, size_t len);
@@ -48,9 +51,11 @@ int spoor_image_add_raw(struct spoor_image *img, const char *name, uint64_t base
 int spoor_image_add_spike_rom(struct spoor_image *img, unsigned xlen);
 
 /*
- * Returns a pointer to the image bytes at @addr and, in *@avail, how many
- * bytes follow contiguously in the same segment; NULL (and *@avail 0) when
- * no image covers @addr.  Fast: called once per decoded block.
+ * Returns a pointer to the image bytes at @addr and, in *@avail (may be
+ * NULL), how many bytes follow contiguously in the same segment; NULL (and
+ * *@avail 0) when no image covers @addr.  Fast (a binary search over the
+ * segments, no cache: safe from several threads): called once per decoded
+ * block.
  */
 const uint8_t *spoor_image_ptr(const struct spoor_image *img, uint64_t addr, size_t *avail);
 
@@ -58,21 +63,27 @@ const uint8_t *spoor_image_ptr(const struct spoor_image *img, uint64_t addr, siz
 unsigned spoor_image_xlen(const struct spoor_image *img);
 
 /*
- * Finds the symbol containing @addr (the nearest function/object symbol at
- * or below it, within its size when it has one).  Sets *@name (valid while
- * @img lives) and *@offset (addr - symbol).  Returns 0 or SPOOR_E_NOT_FOUND.
+ * Finds the symbol containing @addr: the nearest symbol at or below it whose
+ * range holds it.  A symbol with a size covers that size; one without (a
+ * label) covers up to the next higher symbol of its file, at most to the end
+ * of its segment.  At one address a sized symbol wins over a label, global
+ * over weak over local.  Sets *@name (valid while @img lives) and *@offset
+ * (addr - symbol).  Returns 0, SPOOR_E_NOT_FOUND or SPOOR_E_INVAL.
  */
 int spoor_image_symbol(const struct spoor_image *img, uint64_t addr, const char **name,
 		       uint64_t *offset);
 
 /*
- * Finds the source line of @addr from DWARF.  Sets *@file (valid while @img
- * lives) and *@line.  Returns 0 or SPOOR_E_NOT_FOUND.
+ * Finds the source line of @addr from DWARF.  Sets *@file (the path as the
+ * DWARF gives it, valid while @img lives) and *@line.  Returns 0,
+ * SPOOR_E_NOT_FOUND (no ELF with line information covers @addr) or
+ * SPOOR_E_INVAL.
  */
 int spoor_image_line(struct spoor_image *img, uint64_t addr, const char **file, int *line);
 
-/* Describes what covers @addr (e.g. "app.elf [0x80000000, 0x80004000)") or
- * "no image" into @buf; for error messages. */
+/* Describes the segment covering @addr (e.g. "app.elf [0x80000000,
+ * 0x80004000)", with the name as added) or "no image covers 0x1234" into
+ * @buf; for error messages. */
 void spoor_image_describe(const struct spoor_image *img, uint64_t addr, char *buf, size_t size);
 
 #ifdef __cplusplus

@@ -47,7 +47,8 @@ struct spoor_insn {
 	uint8_t cls;		/* enum spoor_insn_class */
 	uint8_t flags;		/* enum spoor_insn_flags */
 	uint8_t rd, rs1;	/* register numbers where the class uses them, else 0 */
-	int64_t imm;		/* BRANCH/JUMP: byte offset of the target (JUMP with rs1 = x0:
+	int64_t imm;		/* BRANCH/JUMP: byte offset of the target (JUMP from jalr
+				 * with rs1 = x0, the only JUMP with (raw & 0x7f) == 0x67:
 				 * absolute target); JALR: the offset added to rs1;
 				 * UPPER: the value written (auipc: the pc-relative offset) */
 };
@@ -58,7 +59,9 @@ struct spoor_insn {
  * @xlen 32 or 64 (which decides c.jal vs c.addiw, c.flw vs c.ld ...).
  * Returns the length in bytes (2 or 4), or SPOOR_E_BAD_INSN with
  * out->cls = SPOOR_INSN_INVALID; out->len is then still the length the low
- * bits give (2 or 4), or 0 for 48-bit and longer encodings.
+ * bits give (2 or 4), or 0 for 48-bit and longer encodings.  Returns
+ * SPOOR_E_INVAL (also with out->cls = SPOOR_INSN_INVALID) when @xlen is
+ * neither 32 nor 64.
  */
 int spoor_insn_decode(uint32_t raw, unsigned xlen, struct spoor_insn *out);
 

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/* Shared options and the read-deframe loop of the stream-reading commands. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_stream.h"
+#include "spoor/config_file.h"
+#include "spoor/error.h"
+
+#define READ_CHUNK 65536
+#define MAX_SOURCE 65535	/* srcID is at most 16 bits */
+
+const char cli_stream_usage[] =
+	"  --params FILE        encoder parameters (*.scf or INI); default: spec defaults\n"
+	"  --param KEY=VALUE    set one parameter (after --params)\n"
+	"  --encap KIND         raw | siemens | atb | etrace-encap (default raw)\n"
+	"  --src-bits S         srcID/index bits per frame (siemens default 6)\n"
+	"  --ts-bytes T         timestamp bytes when a header's bit 7 is set\n"
+	"  --type-bits Y        type bits per frame (siemens default 2)\n"
+	"  --atid N             ATB: the ATID the file's bytes came from (default 0)\n"
+	"  --sync-run N         null bytes that form a sync sequence (default: per encap)\n"
+	"  --block-size M       packets are aligned to M-byte blocks (RAM sink)\n"
+	"  --unsynced           start unsynchronised: wait for a sync sequence\n"
+	"                       (default: the stream's first byte starts a packet)\n"
+	"  --source N           only the packets of source (hart) N\n";
+
+static const struct option stream_options[CLI_STREAM_NOPTS] = {
+	{ "params", required_argument, NULL, CLI_OPT_PARAMS },
+	{ "param", required_argument, NULL, CLI_OPT_PARAM },
+	{ "encap", required_argument, NULL, CLI_OPT_ENCAP },
+	{ "src-bits", required_argument, NULL, CLI_OPT_SRC_BITS },
+	{ "ts-bytes", required_argument, NULL, CLI_OPT_TS_BYTES },
+	{ "type-bits", required_argument, NULL, CLI_OPT_TYPE_BITS },
+	{ "atid", required_argument, NULL, CLI_OPT_ATID },
+	{ "sync-run", required_argument, NULL, CLI_OPT_SYNC_RUN },
+	{ "block-size", required_argument, NULL, CLI_OPT_BLOCK_SIZE },
+	{ "unsynced", no_argument, NULL, CLI_OPT_UNSYNCED },
+	{ "source", required_argument, NULL, CLI_OPT_SOURCE },
+};
+
+bool cli_parse_uint(const char *cmd, const char *opt, const char *s, unsigned long min,
+		    unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v < min || v > max) {
+		fprintf(stderr, "spoor %s: %s: '%s' is not a number from %lu to %lu\n", cmd, opt, s,
+			min, max);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+void cli_stream_init(struct cli_stream *s, const char *cmd)
+{
+	memset(s, 0, sizeof(*s));
+	s->cmd = cmd;
+	spoor_params_init(&s->params);
+	spoor_encap_config_init(&s->dcfg.encap, SPOOR_ENCAP_RAW);
+	s->dcfg.start_synced = true;
+	s->only_source = -1;
+	s->src_bits = s->ts_bytes = s->type_bits = -1;
+	s->fd = -1;
+}
+
+void cli_stream_options(const struct option *own, struct option *out)
+{
+	size_t n = 0;
+
+	memcpy(out, stream_options, sizeof(stream_options));
+	while (own[n].name)
+		n++;
+	memcpy(out + CLI_STREAM_NOPTS, own, (n + 1) * sizeof(*own));
+}
+
+/* Applies "KEY=VALUE" to the parameters; returns false after an error message. */
+static bool set_param(struct cli_stream *s, const char *arg)
+{
+	char key[64];
+	const char *eq = strchr(arg, '=');
+	int ret;
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(key)) {
+		fprintf(stderr, "spoor %s: --param: expected KEY=VALUE, got '%s'\n", s->cmd, arg);
+		return false;
+	}
+	memcpy(key, arg, (size_t)(eq - arg));
+	key[eq - arg] = '\0';
+	ret = spoor_params_set(&s->params, key, eq + 1);
+	if (ret) {
+		fprintf(stderr, "spoor %s: --param %s: %s\n", s->cmd, arg, spoor_errstr(ret));
+		return false;
+	}
+	return true;
+}
+
+/* Parses an option's number into *@out; returns false after an error message. */
+static bool number(struct cli_stream *s, const char *opt, const char *arg, unsigned long min,
+		   unsigned long max, long *out)
+{
+	unsigned long v;
+
+	if (!cli_parse_uint(s->cmd, opt, arg, min, max, &v))
+		return false;
+	*out = (long)v;
+	return true;
+}
+
+int cli_stream_option(struct cli_stream *s, int c, const char *arg)
+{
+	struct spoor_diag diag;
+	enum spoor_encap_kind kind;
+	long v;
+
+	switch (c) {
+	case CLI_OPT_PARAMS:
+		if (spoor_params_load(&s->params, arg, &diag)) {
+			fprintf(stderr, "spoor %s: %s\n", s->cmd, diag.msg);
+			return -1;
+		}
+		return 1;
+	case CLI_OPT_PARAM:
+		return set_param(s, arg) ? 1 : -1;
+	case CLI_OPT_ENCAP:
+		if (spoor_encap_kind_parse(arg, &kind)) {
+			fprintf(stderr, "spoor %s: --encap: unknown encapsulation '%s' "
+				"(raw, siemens, atb, etrace-encap)\n", s->cmd, arg);
+			return -1;
+		}
+		spoor_encap_config_init(&s->dcfg.encap, kind);
+		return 1;
+	case CLI_OPT_SRC_BITS:
+		return number(s, "--src-bits", arg, 0, 16, &s->src_bits) ? 1 : -1;
+	case CLI_OPT_TS_BYTES:
+		return number(s, "--ts-bytes", arg, 0, 8, &s->ts_bytes) ? 1 : -1;
+	case CLI_OPT_TYPE_BITS:
+		return number(s, "--type-bits", arg, 0, 8, &s->type_bits) ? 1 : -1;
+	case CLI_OPT_ATID:
+		if (!number(s, "--atid", arg, 0, 127, &v))
+			return -1;
+		s->atid = (unsigned)v;
+		return 1;
+	case CLI_OPT_SYNC_RUN:
+		if (!number(s, "--sync-run", arg, 1, 1u << 20, &v))
+			return -1;
+		s->dcfg.sync_run = (unsigned)v;
+		return 1;
+	case CLI_OPT_BLOCK_SIZE:
+		if (!number(s, "--block-size", arg, 2, 1ul << 30, &v))
+			return -1;
+		s->dcfg.block_size = (unsigned)v;
+		return 1;
+	case CLI_OPT_UNSYNCED:
+		s->dcfg.start_synced = false;
+		return 1;
+	case CLI_OPT_SOURCE:
+		return number(s, "--source", arg, 0, MAX_SOURCE, &s->only_source) ? 1 : -1;
+	default:
+		return 0;
+	}
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		fprintf(stderr, "spoor %s: option '%s' needs a value\n", cmd, argv[optind - 1]);
+	else
+		fprintf(stderr, "spoor %s: unknown option '%s' (try 'spoor %s --help')\n", cmd,
+			argv[optind - 1], cmd);
+	return 2;
+}
+
+int cli_stream_open(struct cli_stream *s, int argc, char **argv)
+{
+	struct spoor_encap_config *e = &s->dcfg.encap;
+	const char *why;
+	struct stat sb;
+
+	if (optind != argc - 1) {
+		fprintf(stderr, "spoor %s: expected one input FILE (or - for stdin); "
+			"try 'spoor %s --help'\n", s->cmd, s->cmd);
+		return 2;
+	}
+	if (s->src_bits >= 0)
+		e->src_bits = (unsigned)s->src_bits;
+	if (s->ts_bytes >= 0)
+		e->ts_bytes = (unsigned)s->ts_bytes;
+	if (s->type_bits >= 0)
+		e->type_bits = (unsigned)s->type_bits;
+	if (spoor_encap_config_check(e)) {
+		fprintf(stderr, "spoor %s: the encapsulation options do not fit %s\n", s->cmd,
+			spoor_encap_kind_name(e->kind));
+		return 2;
+	}
+	if (spoor_params_check(&s->params, &why)) {
+		fprintf(stderr, "spoor %s: parameters: %s\n", s->cmd, why);
+		return 2;
+	}
+	s->path = argv[optind];
+	if (!strcmp(s->path, "-")) {
+		s->fd = STDIN_FILENO;
+	} else {
+		s->fd = open(s->path, O_RDONLY);
+		if (s->fd < 0) {
+			fprintf(stderr, "spoor %s: cannot open '%s': %s\n", s->cmd, s->path,
+				strerror(errno));
+			return 1;
+		}
+	}
+	if (!fstat(s->fd, &sb) && S_ISREG(sb.st_mode))
+		s->size = (uint64_t)sb.st_size;
+	return 0;
+}
+
+/* Hands the deframer's items to @ops; returns 0 or a negative error. */
+static int drain(struct cli_stream *s, struct spoor_deframe *df, const struct cli_stream_ops *ops,
+		 void *ctx)
+{
+	struct spoor_frame frames[64];
+	struct spoor_deframe_item it;
+	int ret, k;
+
+	for (;;) {
+		k = spoor_deframe_next_frames(df, frames, 64);
+		for (int i = 0; i < k; i++)
+			if (s->only_source < 0 || frames[i].source == (uint32_t)s->only_source)
+				ops->frame(ctx, &frames[i]);
+		if (k == 64)
+			continue;
+		ret = spoor_deframe_next(df, &it, sizeof(it));
+		if (ret <= 0)
+			return ret;
+		if (ret != SPOOR_DF_FRAME)
+			ops->event(ctx, &it);
+		else if (s->only_source < 0 || it.frame.source == (uint32_t)s->only_source)
+			ops->frame(ctx, &it.frame);
+	}
+}
+
+int cli_stream_run(struct cli_stream *s, const struct cli_stream_ops *ops, void *ctx,
+		   struct spoor_deframe_stats *st)
+{
+	struct spoor_deframe *df = spoor_deframe_new(&s->dcfg);
+	uint8_t *buf = malloc(READ_CHUNK);
+	uint64_t done = 0;
+	int ret = 0, status = 0;
+	ssize_t n;
+
+	memset(st, 0, sizeof(*st));
+	if (!df || !buf) {
+		fprintf(stderr, "spoor %s: cannot set up the deframer\n", s->cmd);
+		status = 1;
+		goto out;
+	}
+	for (;;) {
+		n = read(s->fd, buf, READ_CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "spoor %s: reading '%s': %s\n", s->cmd, s->path,
+				strerror(errno));
+			status = 1;
+			break;
+		}
+		if (n == 0)
+			break;
+		ret = spoor_deframe_feed(df, buf, (size_t)n, s->atid);
+		if (!ret)
+			ret = drain(s, df, ops, ctx);
+		if (ret < 0)
+			break;
+		done += (uint64_t)n;
+		if (ops->progress)
+			ops->progress(ctx, done, s->size);
+	}
+	if (ret >= 0) {
+		ret = spoor_deframe_finish(df);
+		if (!ret)
+			ret = drain(s, df, ops, ctx);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "spoor %s: deframer: %s\n", s->cmd, spoor_errstr(ret));
+		status = 1;
+	}
+	spoor_deframe_stats(df, st, sizeof(*st));
+out:
+	if (s->fd > STDIN_FILENO)
+		close(s->fd);
+	s->fd = -1;
+	free(buf);
+	spoor_deframe_free(df);
+	return status;
+}

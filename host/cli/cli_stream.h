@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every stream-reading command (dump, decode) shares: the encoder
+ * parameters, the encapsulation and alignment options, the input, and the
+ * read-deframe loop.
+ */
+#ifndef SPOOR_CLI_STREAM_H
+#define SPOOR_CLI_STREAM_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spoor/deframe.h"
+#include "spoor/params.h"
+
+/* getopt_long values of the shared options; commands number theirs from CLI_OPT_OWN. */
+enum {
+	CLI_OPT_PARAMS = 256, CLI_OPT_PARAM, CLI_OPT_ENCAP, CLI_OPT_SRC_BITS, CLI_OPT_TS_BYTES,
+	CLI_OPT_TYPE_BITS, CLI_OPT_ATID, CLI_OPT_SYNC_RUN, CLI_OPT_BLOCK_SIZE, CLI_OPT_UNSYNCED,
+	CLI_OPT_SOURCE, CLI_OPT_OWN = 300,
+};
+
+#define CLI_STREAM_NOPTS 11
+
+struct cli_stream {
+	const char *cmd;		/* command name for messages */
+	struct spoor_params params;
+	struct spoor_deframe_config dcfg;
+	unsigned atid;			/* ATB: the ATID of the file's bytes */
+	long only_source;		/* -1: every source */
+	long src_bits, ts_bytes, type_bits;	/* -1: the encapsulation's default */
+	const char *path;
+	int fd;
+	uint64_t size;			/* input size when known (regular file), else 0 */
+};
+
+/* The shared options' usage lines. */
+extern const char cli_stream_usage[];
+
+/* Sets the defaults: spec parameters, raw encapsulation, synchronised start. */
+void cli_stream_init(struct cli_stream *s, const char *cmd);
+
+/*
+ * Builds a getopt_long table of the shared options followed by @own (which
+ * ends with a zero entry) into @out (room for CLI_STREAM_NOPTS + own + 1).
+ */
+void cli_stream_options(const struct option *own, struct option *out);
+
+/* Handles getopt_long result @c: 1 when it was a shared option, 0 when not,
+ * or -1 after printing an error. */
+int cli_stream_option(struct cli_stream *s, int c, const char *arg);
+
+/* Prints the error for getopt's ':' and '?' results; returns 2. */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
+/*
+ * After option parsing: takes the one remaining argument as the input
+ * (FILE or - for stdin), checks the options and opens it.  Returns 0 or an
+ * exit status (a one-line message printed).
+ */
+int cli_stream_open(struct cli_stream *s, int argc, char **argv);
+
+struct cli_stream_ops {
+	void (*frame)(void *ctx, const struct spoor_frame *frm);
+	void (*event)(void *ctx, const struct spoor_deframe_item *it);
+	/* called after each chunk read; may be NULL */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+};
+
+/*
+ * Reads the input to its end through a deframer, handing frames of the
+ * selected source(s) and events to @ops; fills @st.  Closes the input.
+ * Returns 0 or an exit status.
+ */
+int cli_stream_run(struct cli_stream *s, const struct cli_stream_ops *ops, void *ctx,
+		   struct spoor_deframe_stats *st);
+
+#endif

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: MIT
+/* spoor decode: reconstruct the retired instructions of a trace stream. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_stream.h"
+#include "spoor/decoder.h"
+#include "spoor/error.h"
+#include "spoor/image.h"
+#include "spoor/te_inst.h"
+
+enum out_format { OUT_PCS, OUT_TEXT, OUT_JSON };
+
+#define MAX_SOURCES 65536
+#define OUTBUF 65536
+
+struct decode {
+	struct cli_stream in;
+	struct spoor_image *img;
+	enum out_format format;
+	uint32_t options;
+	uint32_t compat;
+	bool stats, quiet, spike_rom;
+	struct spoor_decoder **dec;	/* per source, created on first use */
+	unsigned ndec;
+	/* Buffered output: pcs lines are written by hand, not printf. */
+	char out[OUTBUF];
+	size_t outlen;
+	/* Statistics. */
+	uint64_t packets, payload_bits, bad_packets, deframe_events;
+	int progress_shown;
+};
+
+static void decode_usage(FILE *out)
+{
+	fputs("usage: spoor decode --elf FILE[@OFFSET] [--elf ...] [OPTIONS] TRACE|-\n"
+	      "Reconstruct every retired instruction of a trace stream against the program.\n\n"
+	      "  --elf FILE[@OFFSET]  a program image (any number; OFFSET shifts it)\n"
+	      "  --raw FILE@ADDR      raw bytes of code at ADDR (e.g. a boot ROM)\n"
+	      "  --spike-rom          spike's boot ROM at 0x1000 (the reference flow's traces)\n"
+	      "  --options LIST       run-time options until a support packet says otherwise:\n"
+	      "                       implicit-return, implicit-exception, full-address,\n"
+	      "                       jump-target-cache, branch-prediction, sijump (comma list)\n"
+	      "  --spec-rules         x1/x5 call/return rules and privilege checks of the spec\n"
+	      "                       (default: the reference flow's behaviour)\n", out);
+	fputs(cli_stream_usage, out);
+	fputs("  --format FMT         pcs (one address per line, as the reference decoder)\n"
+	      "                       | text | json (one object per block or event)\n"
+	      "  --stats              instructions, branches, packets, bits per instruction\n"
+	      "  -q, --quiet          no warnings about stream problems on stderr\n"
+	      "  -h, --help           this help\n", out);
+}
+
+enum {
+	OPT_ELF = CLI_OPT_OWN, OPT_RAW, OPT_SPIKE_ROM, OPT_OPTIONS, OPT_SPEC_RULES, OPT_FORMAT,
+	OPT_STATS,
+};
+
+static const struct option decode_own_options[] = {
+	{ "elf", required_argument, NULL, OPT_ELF },
+	{ "raw", required_argument, NULL, OPT_RAW },
+	{ "spike-rom", no_argument, NULL, OPT_SPIKE_ROM },
+	{ "options", required_argument, NULL, OPT_OPTIONS },
+	{ "spec-rules", no_argument, NULL, OPT_SPEC_RULES },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Splits "PATH@NUMBER"; returns false after an error message. */
+static bool split_at(const char *opt, const char *arg, char *path, size_t size, uint64_t *num,
+		     bool need)
+{
+	const char *at = strrchr(arg, '@');
+	char *end;
+
+	*num = 0;
+	if (!at) {
+		if (need) {
+			fprintf(stderr, "spoor decode: %s: expected FILE@ADDRESS, got '%s'\n", opt,
+				arg);
+			return false;
+		}
+		at = arg + strlen(arg);
+	} else {
+		errno = 0;
+		*num = strtoull(at + 1, &end, 0);
+		if (errno || end == at + 1 || *end) {
+			fprintf(stderr, "spoor decode: %s: '%s' is not a number\n", opt, at + 1);
+			return false;
+		}
+	}
+	if ((size_t)(at - arg) >= size || at == arg) {
+		fprintf(stderr, "spoor decode: %s: bad file name '%s'\n", opt, arg);
+		return false;
+	}
+	memcpy(path, arg, (size_t)(at - arg));
+	path[at - arg] = '\0';
+	return true;
+}
+
+/* Adds an ELF image; returns false after an error message. */
+static bool add_elf(struct decode *d, const char *arg)
+{
+	struct spoor_diag diag;
+	char path[4096];
+	uint64_t off;
+
+	if (!split_at("--elf", arg, path, sizeof(path), &off, false))
+		return false;
+	if (spoor_image_add_elf(d->img, path, (int64_t)off, &diag)) {
+		fprintf(stderr, "spoor decode: %s\n", diag.msg);
+		return false;
+	}
+	return true;
+}
+
+/* Adds a raw image from a file; returns false after an error message. */
+static bool add_raw(struct decode *d, const char *arg)
+{
+	static uint8_t bytes[16 << 20];
+	char path[4096];
+	uint64_t base;
+	size_t n;
+	FILE *f;
+	int ret;
+
+	if (!split_at("--raw", arg, path, sizeof(path), &base, true))
+		return false;
+	f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "spoor decode: --raw: cannot open '%s': %s\n", path,
+			strerror(errno));
+		return false;
+	}
+	n = fread(bytes, 1, sizeof(bytes), f);
+	fclose(f);
+	ret = n ? spoor_image_add_raw(d->img, path, base, bytes, n) : SPOOR_E_INVAL;
+	if (ret) {
+		fprintf(stderr, "spoor decode: --raw %s: %s\n", arg,
+			n ? spoor_errstr(ret) : "empty file");
+		return false;
+	}
+	return true;
+}
+
+/* Parses "implicit-return,full-address,..."; returns false after an error message. */
+static bool parse_options(struct decode *d, const char *arg)
+{
+	static const struct { const char *name; uint32_t bit; } names[] = {
+		{ "implicit-return", SPOOR_OPT_IMPLICIT_RETURN },
+		{ "implicit-exception", SPOOR_OPT_IMPLICIT_EXCEPTION },
+		{ "full-address", SPOOR_OPT_FULL_ADDRESS },
+		{ "jump-target-cache", SPOOR_OPT_JUMP_TARGET_CACHE },
+		{ "branch-prediction", SPOOR_OPT_BRANCH_PREDICTION },
+		{ "sijump", SPOOR_OPT_SIJUMP },
+	};
+	const char *p = arg;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		size_t i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len && !strncmp(p, names[i].name, len))
+				break;
+		if (i == sizeof(names) / sizeof(names[0])) {
+			fprintf(stderr, "spoor decode: --options: unknown option '%.*s'\n", (int)len,
+				p);
+			return false;
+		}
+		d->options |= names[i].bit;
+		p += len + (p[len] == ',');
+	}
+	return true;
+}
+
+/* Parses the command line into @d; returns 0, -1 (help shown) or an exit status. */
+static int parse_args(struct decode *d, int argc, char **argv)
+{
+	struct option opts[CLI_STREAM_NOPTS + 10];
+	int c, ret;
+
+	cli_stream_options(decode_own_options, opts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
+		ret = cli_stream_option(&d->in, c, optarg);
+		if (ret < 0)
+			return c == CLI_OPT_PARAMS ? 1 : 2;
+		if (ret > 0)
+			continue;
+		switch (c) {
+		case OPT_ELF:
+			if (!add_elf(d, optarg))
+				return 1;
+			break;
+		case OPT_RAW:
+			if (!add_raw(d, optarg))
+				return 1;
+			break;
+		case OPT_SPIKE_ROM:
+			d->spike_rom = true;	/* added after the ELFs: its xlen follows them */
+			break;
+		case OPT_OPTIONS:
+			if (!parse_options(d, optarg))
+				return 2;
+			break;
+		case OPT_SPEC_RULES:
+			d->compat &= ~SPOOR_COMPAT_REFERENCE;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "pcs"))
+				d->format = OUT_PCS;
+			else if (!strcmp(optarg, "text"))
+				d->format = OUT_TEXT;
+			else if (!strcmp(optarg, "json"))
+				d->format = OUT_JSON;
+			else {
+				fprintf(stderr, "spoor decode: --format: unknown format '%s' "
+					"(pcs, text, json)\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_STATS:
+			d->stats = true;
+			break;
+		case 'q':
+			d->quiet = true;
+			break;
+		case 'h':
+			decode_usage(stdout);
+			return -1;
+		default:
+			return cli_bad_option("decode", c, argv);
+		}
+	}
+	if (d->spike_rom) {
+		unsigned xlen = spoor_image_xlen(d->img);
+
+		ret = spoor_image_add_spike_rom(d->img, xlen ? xlen : 64);
+		if (ret) {
+			fprintf(stderr, "spoor decode: --spike-rom: %s\n", spoor_errstr(ret));
+			return 1;
+		}
+	}
+	if (!spoor_image_xlen(d->img)) {
+		fprintf(stderr, "spoor decode: no program: give it with --elf FILE\n");
+		return 2;
+	}
+	return cli_stream_open(&d->in, argc, argv);
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static void out_flush(struct decode *d)
+{
+	if (d->outlen)
+		fwrite(d->out, 1, d->outlen, stdout);
+	d->outlen = 0;
+}
+
+/* Appends @addr in lowercase hex without leading zeros and a newline. */
+static void out_hex_line(struct decode *d, uint64_t addr)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[17];
+	int n = 0;
+
+	if (d->outlen > OUTBUF - 20)
+		out_flush(d);
+	do {
+		tmp[n++] = digits[addr & 15];
+		addr >>= 4;
+	} while (addr);
+	while (n)
+		d->out[d->outlen++] = tmp[--n];
+	d->out[d->outlen++] = '\n';
+}
+
+static const char *const end_names[] = {
+	[SPOOR_BLK_TAKEN] = "taken", [SPOOR_BLK_NOT_TAKEN] = "not-taken",
+	[SPOOR_BLK_JUMP] = "jump", [SPOOR_BLK_UNINFERABLE] = "uninferable",
+	[SPOOR_BLK_ECALL] = "ecall", [SPOOR_BLK_TRAP] = "trap", [SPOOR_BLK_END] = "end",
+	[SPOOR_BLK_OPEN] = "open",
+};
+
+/* One text line per instruction: address, symbol+offset, file:line, raw bits. */
+static void text_insn(struct decode *d, struct spoor_decoder *dec, uint64_t addr,
+		      const struct spoor_insn *in)
+{
+	const char *sym, *file;
+	uint64_t off;
+	int line;
+
+	out_flush(d);
+	printf("%016" PRIx64, addr);
+	if (!spoor_image_symbol(d->img, addr, &sym, &off))
+		printf("  %s+0x%" PRIx64, sym, off);
+	if (!spoor_image_line(d->img, addr, &file, &line))
+		printf("  %s:%d", file, line);
+	if (in->len == 2)
+		printf("  %04" PRIx32 "     ", in->raw & 0xffff);
+	else
+		printf("  %08" PRIx32, in->raw);
+	if (in->cls != SPOOR_INSN_SEQ)
+		printf("  %s", spoor_insn_class_name(in->cls));
+	putchar('\n');
+	(void)dec;
+}
+
+/* Walks the instructions of @b; pcs and text formats. */
+static void block_insns(struct decode *d, struct spoor_decoder *dec, const struct spoor_block *b)
+{
+	struct spoor_insn in;
+	uint64_t addr = b->start;
+
+	for (uint64_t i = 0; i < b->ninsn; i++) {
+		if (spoor_decoder_insn(dec, addr, &in)) {
+			in.len = 2;	/* reported but not decodable: cannot happen in a block */
+			in.cls = SPOOR_INSN_INVALID;
+			in.raw = 0;
+		}
+		if (d->format == OUT_PCS)
+			out_hex_line(d, addr);
+		else
+			text_insn(d, dec, addr, &in);
+		addr += in.len;
+	}
+}
+
+static void json_block(struct decode *d, const struct spoor_dec_item *it)
+{
+	const struct spoor_block *b = &it->block;
+
+	out_flush(d);
+	printf("{\"block\":{\"source\":%" PRIu32 ",\"offset\":%" PRIu64 ",\"start\":\"0x%" PRIx64
+	       "\",\"last\":\"0x%" PRIx64 "\",\"ninsn\":%" PRIu64 ",\"end\":\"%s\",\"priv\":%u",
+	       it->source, it->offset, b->start, b->last, b->ninsn, end_names[b->end], b->priv);
+	if (b->next)
+		printf(",\"next\":\"0x%" PRIx64 "\"", b->next);
+	puts("}}");
+}
+
+static const char *const event_names[] = {
+	[SPOOR_EV_SYNC] = "sync", [SPOOR_EV_TRAP] = "trap", [SPOOR_EV_PRIV] = "privilege",
+	[SPOOR_EV_CONTEXT] = "context", [SPOOR_EV_TIME] = "time", [SPOOR_EV_START] = "start",
+	[SPOOR_EV_STOP] = "stop", [SPOOR_EV_LOST] = "lost", [SPOOR_EV_GAP] = "gap",
+};
+
+/* An event line (text) or object (json); gaps also warn on stderr for pcs. */
+static void print_event(struct decode *d, const struct spoor_dec_item *it)
+{
+	const struct spoor_event *e = &it->event;
+
+	if (d->format == OUT_PCS) {
+		if (e->kind == SPOOR_EV_GAP && !d->quiet)
+			fprintf(stderr, "spoor decode: source %" PRIu32 ", packet at offset %" PRIu64
+				": %s at 0x%" PRIx64 "; resuming at the next sync\n", it->source,
+				it->offset, spoor_errstr(e->reason), e->address);
+		return;
+	}
+	out_flush(d);
+	if (d->format == OUT_JSON) {
+		printf("{\"event\":{\"kind\":\"%s\",\"source\":%" PRIu32 ",\"offset\":%" PRIu64
+		       ",\"priv\":%u", event_names[e->kind], it->source, it->offset, e->priv);
+		if (e->kind == SPOOR_EV_TRAP) {
+			printf(",\"cause\":%" PRIu64 ",\"interrupt\":%s,\"tval\":\"0x%" PRIx64 "\"",
+			       e->cause, e->interrupt ? "true" : "false", e->tval);
+			if (e->has_epc)
+				printf(",\"epc\":\"0x%" PRIx64 "\"", e->epc);
+		}
+		if (e->kind == SPOOR_EV_GAP)
+			printf(",\"reason\":\"%s\"", spoor_errstr(e->reason));
+		if (e->kind == SPOOR_EV_SYNC || e->kind == SPOOR_EV_TRAP || e->kind == SPOOR_EV_GAP)
+			printf(",\"address\":\"0x%" PRIx64 "\"", e->address);
+		if (e->kind == SPOOR_EV_CONTEXT)
+			printf(",\"context\":\"0x%" PRIx64 "\"", e->context);
+		if (e->kind == SPOOR_EV_START)
+			printf(",\"options\":%" PRIu32, e->options);
+		puts("}}");
+		return;
+	}
+	printf("-- %s", event_names[e->kind]);
+	switch (e->kind) {
+	case SPOOR_EV_TRAP:
+		printf(" %s %" PRIu64, e->interrupt ? "interrupt" : "exception", e->cause);
+		if (e->has_epc)
+			printf(" epc 0x%" PRIx64, e->epc);
+		if (!e->interrupt)
+			printf(" tval 0x%" PRIx64, e->tval);
+		if (e->address)
+			printf(" handler 0x%" PRIx64, e->address);
+		break;
+	case SPOOR_EV_SYNC:
+		printf(" at 0x%" PRIx64, e->address);
+		break;
+	case SPOOR_EV_PRIV:
+		printf(" %u", e->priv);
+		break;
+	case SPOOR_EV_CONTEXT:
+		printf(" 0x%" PRIx64, e->context);
+		break;
+	case SPOOR_EV_GAP:
+		printf(": %s at 0x%" PRIx64 " (packet at offset %" PRIu64 "); resuming at the next sync",
+		       spoor_errstr(e->reason), e->address, it->offset);
+		break;
+	default:
+		break;
+	}
+	printf(" (source %" PRIu32 ")\n", it->source);
+}
+
+/* Drains one decoder's items to the output. */
+static void drain(struct decode *d, struct spoor_decoder *dec)
+{
+	struct spoor_dec_item it;
+
+	while (spoor_decoder_next(dec, &it, sizeof(it)) > 0) {
+		if (it.kind == SPOOR_DEC_EVENT)
+			print_event(d, &it);
+		else if (d->format == OUT_JSON)
+			json_block(d, &it);
+		else
+			block_insns(d, dec, &it.block);
+	}
+}
+
+/* The decoder of @source, created on first use; NULL when out of memory. */
+static struct spoor_decoder *decoder_of(struct decode *d, uint32_t source)
+{
+	struct spoor_decoder_config cfg = {
+		.params = &d->in.params,
+		.image = d->img,
+		.options = d->options,
+		.compat = d->compat,
+		.source = source,
+	};
+
+	if (!d->dec[source]) {
+		d->dec[source] = spoor_decoder_new(&cfg);
+		d->ndec++;
+	}
+	return d->dec[source];
+}
+
+/* ---- stream callbacks ---------------------------------------------------- */
+
+static void on_frame(void *ctx, const struct spoor_frame *frm)
+{
+	struct decode *d = ctx;
+	struct spoor_decoder *dec;
+	struct spoor_te_inst pkt;
+	int ret;
+
+	if (frm->msg != SPOOR_MSG_TE_INST)
+		return;
+	ret = spoor_te_inst_decode(&d->in.params, frm->payload, frm->payload_len, &pkt);
+	if (ret < 0) {
+		d->bad_packets++;
+		if (!d->quiet)
+			fprintf(stderr, "spoor decode: source %" PRIu32 ", offset %" PRIu64
+				": bad te_inst packet: %s\n", frm->source, frm->offset,
+				spoor_errstr(ret));
+		return;
+	}
+	d->packets++;
+	d->payload_bits += 8u * frm->payload_len;
+	dec = decoder_of(d, frm->source);
+	if (!dec)
+		return;
+	spoor_decoder_put(dec, &pkt, frm->offset);
+	drain(d, dec);
+}
+
+static void on_event(void *ctx, const struct spoor_deframe_item *it)
+{
+	struct decode *d = ctx;
+
+	d->deframe_events++;
+	if (d->quiet || it->kind == SPOOR_DF_SYNC)
+		return;
+	if (it->kind == SPOOR_DF_SYNC_LOST)
+		fprintf(stderr, "spoor decode: stream offset %" PRIu64 ": sync lost (%s)\n",
+			it->offset, spoor_errstr(it->reason));
+	else if (it->kind == SPOOR_DF_TRUNCATED)
+		fprintf(stderr, "spoor decode: stream ends inside a packet at offset %" PRIu64
+			" (%" PRIu64 " bytes)\n", it->offset, it->bytes);
+}
+
+/* A progress bar on stderr for large inputs when stderr is a terminal. */
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct decode *d = ctx;
+	int pct;
+
+	if (total < (16u << 20) || !isatty(STDERR_FILENO))
+		return;
+	pct = (int)(done * 100 / total);
+	if (pct == d->progress_shown)
+		return;
+	d->progress_shown = pct;
+	fprintf(stderr, "\r[%-50.*s] %3d%%", pct / 2,
+		"##################################################", pct);
+	if (done == total)
+		fputs("\r\033[K", stderr);
+}
+
+static void print_stats(struct decode *d, const struct spoor_deframe_stats *st)
+{
+	struct spoor_decoder_stats ds, sum = { 0 };
+
+	for (unsigned s = 0; s < MAX_SOURCES && d->ndec; s++) {
+		if (!d->dec[s] || spoor_decoder_stats(d->dec[s], &ds, sizeof(ds)))
+			continue;
+		sum.instructions += ds.instructions;
+		sum.blocks += ds.blocks;
+		sum.branches += ds.branches;
+		sum.gaps += ds.gaps;
+		sum.traps += ds.traps;
+	}
+	fprintf(stderr, "instructions: %" PRIu64 "\nblocks: %" PRIu64 "\nbranches: %" PRIu64
+		"\ntraps: %" PRIu64 "\npackets: %" PRIu64 " (%" PRIu64 " bad)\nbytes: %" PRIu64
+		"\nbits per instruction: %.3f\ngaps: %" PRIu64 " (decoder) + %" PRIu64
+		" (stream sync losses)\nsources: %u\n", sum.instructions, sum.blocks, sum.branches,
+		sum.traps, d->packets, d->bad_packets, st->bytes,
+		sum.instructions ? (double)d->payload_bits / (double)sum.instructions : 0.0,
+		sum.gaps, st->sync_losses, d->ndec);
+}
+
+int cmd_decode(int argc, char **argv)
+{
+	static const struct cli_stream_ops ops = {
+		.frame = on_frame, .event = on_event, .progress = on_progress,
+	};
+	struct spoor_deframe_stats st;
+	struct decode *d = calloc(1, sizeof(*d));
+	int status;
+
+	if (!d)
+		goto nomem;
+	d->img = spoor_image_new();
+	d->dec = calloc(MAX_SOURCES, sizeof(*d->dec));
+	if (!d->img || !d->dec)
+		goto nomem;
+	cli_stream_init(&d->in, "decode");
+	d->compat = SPOOR_COMPAT_REFERENCE;
+	status = parse_args(d, argc, argv);
+	if (status)
+		goto out;
+	status = cli_stream_run(&d->in, &ops, d, &st);
+	/* End of the trace: every source's last block. */
+	for (unsigned s = 0; s < MAX_SOURCES && d->ndec; s++) {
+		if (!d->dec[s])
+			continue;
+		spoor_decoder_flush(d->dec[s], true);
+		drain(d, d->dec[s]);
+	}
+	out_flush(d);
+	if (d->stats)
+		print_stats(d, &st);
+	if (fflush(stdout) != 0 && !status) {
+		fprintf(stderr, "spoor decode: writing output: %s\n", strerror(errno));
+		status = 1;
+	}
+out:
+	for (unsigned s = 0; s < MAX_SOURCES && d->dec; s++)
+		spoor_decoder_free(d->dec[s]);
+	free(d->dec);
+	spoor_image_free(d->img);
+	free(d);
+	return status < 0 ? 0 : status;
+nomem:
+	fprintf(stderr, "spoor decode: out of memory\n");
+	if (d) {
+		spoor_image_free(d->img);
+		free(d->dec);
+	}
+	free(d);
+	return 1;
+}
