@@ -20,6 +20,9 @@
 #include "spoor/decoder.h"
 #include "spoor/error.h"
 
+/* The per-step functions of the hot loop: inlined into it. */
+#define HOT static inline __attribute__((always_inline))
+
 #define QUEUE_SIZE 16		/* items; a step emits at most 4 */
 #define QUEUE_ROOM 5		/* free slots needed before a step */
 #define ICACHE_BITS 14		/* decoded instructions, direct-mapped */
@@ -46,6 +49,9 @@ struct bcache_entry {
 	uint64_t cf;		/* first address >= start that is not sequential code */
 	uint64_t prev;		/* address of the instruction before cf (if n > 0) */
 	uint32_t n;		/* instructions in [start, cf) */
+	bool cf_ok;		/* cf holds a valid instruction */
+	struct spoor_insn cf_insn;	/* the instruction at cf */
+	struct spoor_insn prev_insn;	/* the instruction at prev */
 };
 
 struct ras_entry {
@@ -61,6 +67,8 @@ struct spoor_decoder {
 
 	/* The spec's decoder state. */
 	uint64_t pc, last_pc, address;
+	struct spoor_insn cur;	/* the instruction at pc (valid once pc is reported) */
+	struct spoor_insn last;	/* the instruction at last_pc */
 	uint64_t branch_map;	/* bit 0: oldest unprocessed branch, 0 = taken */
 	uint64_t branches;
 	bool stop_at_last_branch;
@@ -106,11 +114,10 @@ struct spoor_decoder {
 /* ---- output ------------------------------------------------------------ */
 
 /* Returns a queue slot for a new item (the caller checked there is room). */
-static struct spoor_dec_item *q_push(struct spoor_decoder *dec, uint8_t kind)
+HOT struct spoor_dec_item *q_push(struct spoor_decoder *dec, uint8_t kind)
 {
 	struct spoor_dec_item *it = &dec->q[(dec->q_head + dec->q_len++) % QUEUE_SIZE];
 
-	memset(it, 0, sizeof(*it));
 	it->kind = kind;
 	it->source = dec->cfg.source;
 	it->offset = dec->offset;
@@ -122,13 +129,14 @@ static struct spoor_event *emit_event(struct spoor_decoder *dec, uint8_t kind)
 {
 	struct spoor_dec_item *it = q_push(dec, SPOOR_DEC_EVENT);
 
+	memset(&it->event, 0, sizeof(it->event));
 	it->event.kind = kind;
 	it->event.priv = (uint8_t)dec->privilege;
 	return &it->event;
 }
 
 /* Emits the open block, ended by @end with next address @next. */
-static void close_block(struct spoor_decoder *dec, uint8_t end, uint64_t next)
+HOT void close_block(struct spoor_decoder *dec, uint8_t end, uint64_t next)
 {
 	struct spoor_dec_item *it;
 
@@ -166,7 +174,7 @@ static uint8_t block_end_for(const struct spoor_decoder *dec, uint8_t cls, uint6
  * length @len and class @cls): extends the open block when they follow it
  * sequentially, else closes it and opens a new one.
  */
-static void report_run(struct spoor_decoder *dec, uint64_t first, uint64_t addr, uint64_t n,
+HOT void report_run(struct spoor_decoder *dec, uint64_t first, uint64_t addr, uint64_t n,
 		       uint8_t len, uint8_t cls)
 {
 	if (dec->open && !dec->trap_pending && dec->last_cls == SPOOR_INSN_SEQ &&
@@ -190,23 +198,24 @@ static void report_run(struct spoor_decoder *dec, uint64_t first, uint64_t addr,
 
 /* ---- program image ----------------------------------------------------- */
 
-static int get_insn(struct spoor_decoder *dec, uint64_t addr, const struct spoor_insn **out);
+static inline int get_insn(struct spoor_decoder *dec, uint64_t addr, const struct spoor_insn **out);
 
 /* report_pc(): retires the instruction at @addr.  Returns 0 or an error
  * (no valid instruction there). */
-static int report_pc(struct spoor_decoder *dec, uint64_t addr)
+HOT int report_pc(struct spoor_decoder *dec, uint64_t addr)
 {
 	const struct spoor_insn *in;
 	int ret = get_insn(dec, addr, &in);
 
 	if (ret)
 		return ret;
+	dec->cur = *in;
 	report_run(dec, addr, addr, 1, in->len, in->cls);
 	return 0;
 }
 
 /* Decodes the instruction at @addr through the cache; returns 0 or an error. */
-static int get_insn(struct spoor_decoder *dec, uint64_t addr, const struct spoor_insn **out)
+HOT int get_insn(struct spoor_decoder *dec, uint64_t addr, const struct spoor_insn **out)
 {
 	struct icache_entry *e = &dec->icache[(addr >> 1) & ((1u << ICACHE_BITS) - 1)];
 	const uint8_t *b;
@@ -251,7 +260,7 @@ int spoor_decoder_insn(struct spoor_decoder *dec, uint64_t addr, struct spoor_in
 }
 
 /* The sequential run starting at @start (a cached block-cache entry). */
-static const struct bcache_entry *get_run(struct spoor_decoder *dec, uint64_t start)
+HOT const struct bcache_entry *get_run(struct spoor_decoder *dec, uint64_t start)
 {
 	struct bcache_entry *e = &dec->bcache[(start >> 1) & ((1u << BCACHE_BITS) - 1)];
 	const struct spoor_insn *in;
@@ -260,7 +269,9 @@ static const struct bcache_entry *get_run(struct spoor_decoder *dec, uint64_t st
 
 	if (e->start == start)
 		return e;
+	memset(&e->prev_insn, 0, sizeof(e->prev_insn));
 	while (n < SCAN_LIMIT && !get_insn(dec, a, &in) && in->cls == SPOOR_INSN_SEQ) {
+		e->prev_insn = *in;
 		prev = a;
 		a += in->len;
 		n++;
@@ -269,6 +280,9 @@ static const struct bcache_entry *get_run(struct spoor_decoder *dec, uint64_t st
 	e->cf = a;
 	e->prev = prev;
 	e->n = n;
+	e->cf_ok = !get_insn(dec, a, &in);
+	if (e->cf_ok)
+		e->cf_insn = *in;
 	return e;
 }
 
@@ -437,7 +451,7 @@ static void gap(struct spoor_decoder *dec, int reason)
 /* ---- the algorithm ------------------------------------------------------ */
 
 /* Consumes one branch outcome; returns 1 taken, 0 not taken, or an error. */
-static int take_branch(struct spoor_decoder *dec, uint64_t addr)
+HOT int take_branch(struct spoor_decoder *dec, uint64_t addr)
 {
 	bool taken;
 
@@ -460,11 +474,10 @@ static int take_branch(struct spoor_decoder *dec, uint64_t addr)
 static bool is_sequential_jump(struct spoor_decoder *dec, const struct spoor_insn *in,
 			       uint64_t *target)
 {
-	const struct spoor_insn *prev;
+	const struct spoor_insn *prev = &dec->last;
 
 	if (!(dec->options & SPOOR_OPT_SIJUMP) || in->cls != SPOOR_INSN_JALR ||
-	    dec->last_pc == dec->pc || get_insn(dec, dec->last_pc, &prev) ||
-	    !(prev->flags & SPOOR_INSN_UPPER) || prev->rd != in->rs1)
+	    dec->last_pc == dec->pc || !(prev->flags & SPOOR_INSN_UPPER) || prev->rd != in->rs1)
 		return false;
 	*target = (uint64_t)prev->imm + (uint64_t)in->imm;
 	if ((prev->raw & 0x7f) == 0x17)		/* auipc: pc-relative */
@@ -490,15 +503,12 @@ static bool is_implicit_return(struct spoor_decoder *dec, const struct spoor_ins
  * of an uninferable discontinuity.  Returns 1 when it was one (stop here),
  * 0 otherwise, or a negative error.
  */
-static int next_pc(struct spoor_decoder *dec, uint64_t address)
+HOT int next_pc(struct spoor_decoder *dec, uint64_t address)
 {
-	const struct spoor_insn *in;
+	const struct spoor_insn *in = &dec->cur;
 	uint64_t this_pc = dec->pc, target;
 	int stop = 0, ret;
 
-	ret = get_insn(dec, this_pc, &in);
-	if (ret)
-		return ret;
 	switch (in->cls) {
 	case SPOOR_INSN_JUMP:
 		if ((in->raw & 0x7f) == 0x67)		/* jalr with rs1 = x0: absolute */
@@ -536,6 +546,7 @@ static int next_pc(struct spoor_decoder *dec, uint64_t address)
 	if (is_call(dec, in))
 		push_return_stack(dec, this_pc + in->len);
 	dec->last_pc = this_pc;
+	dec->last = *in;
 	ret = report_pc(dec, dec->pc);
 	return ret ? ret : stop;
 }
@@ -545,29 +556,33 @@ static int next_pc(struct spoor_decoder *dec, uint64_t address)
  * inside it: the instructions after pc up to the next control-flow
  * instruction are retired.  Returns 1 if it moved, 0 if not, or an error.
  */
-static int skip_run(struct spoor_decoder *dec, uint64_t address, bool check_address)
+HOT int skip_run(struct spoor_decoder *dec, uint64_t address, bool check_address)
 {
-	const struct bcache_entry *run = get_run(dec, dec->pc);
-	const struct spoor_insn *first, *in;
+	const struct bcache_entry *run;
 
-	if (run->n < 2 || (check_address && address > dec->pc && address < run->cf))
+	if (dec->cur.cls != SPOOR_INSN_SEQ)
 		return 0;
+	run = get_run(dec, dec->pc);
 	/* Let next_pc() report a problem where it is. */
-	if (get_insn(dec, run->cf, &in) || get_insn(dec, dec->pc, &first))
+	if (run->n < 2 || !run->cf_ok ||
+	    (check_address && address > dec->pc && address < run->cf))
 		return 0;
-	report_run(dec, dec->pc + first->len, run->cf, run->n, in->len, in->cls);
+	report_run(dec, dec->pc + dec->cur.len, run->cf, run->n, run->cf_insn.len,
+		   run->cf_insn.cls);
 	dec->last_pc = run->prev;
+	dec->last = run->prev_insn;
 	dec->pc = run->cf;
+	dec->cur = run->cf_insn;
 	return 1;
 }
 
 /* Checks the stop conditions of follow_execution_path() at pc. */
-static int follow_check(struct spoor_decoder *dec, int stop_here, uint64_t address, bool *done)
+HOT int follow_check(struct spoor_decoder *dec, int stop_here, uint64_t address, bool *done)
 {
 	const struct spoor_te_inst *t = &dec->pkt;
 	bool sync = t->v[SPOOR_TE_F_FORMAT] == SPOOR_TE_FORMAT_SYNC;
-	const struct spoor_insn *last;
-	unsigned limit = is_branch_at(dec, dec->pc) ? 1 : 0;
+	const struct spoor_insn *last = &dec->last;
+	unsigned limit = dec->cur.cls == SPOOR_INSN_BRANCH ? 1 : 0;
 
 	*done = false;
 	if (dec->branches == 1 && limit && dec->stop_at_last_branch) {
@@ -594,8 +609,7 @@ static int follow_check(struct spoor_decoder *dec, int stop_here, uint64_t addre
 		*done = true;
 		return 0;
 	}
-	if (!sync && !dec->flag_updiscon && !get_insn(dec, dec->last_pc, &last) &&
-	    !is_uninferable_discon(last) &&
+	if (!sync && !dec->flag_updiscon && !is_uninferable_discon(last) &&
 	    (!dec->flag_irreport || (spoor_te_has(t, SPOOR_TE_F_IRDEPTH) &&
 				     t->v[SPOOR_TE_F_IRDEPTH] == dec->irstack_depth))) {
 		/* Reached the address, but maybe not for the last time (looplabel). */
@@ -606,8 +620,7 @@ static int follow_check(struct spoor_decoder *dec, int stop_here, uint64_t addre
 	}
 	if (sync) {
 		if (!(dec->cfg.compat & SPOOR_COMPAT_REFERENCE) &&
-		    t->v[SPOOR_TE_F_PRIVILEGE] != dec->privilege &&
-		    (get_insn(dec, dec->last_pc, &last) || last->cls != SPOOR_INSN_XRET))
+		    t->v[SPOOR_TE_F_PRIVILEGE] != dec->privilege && last->cls != SPOOR_INSN_XRET)
 			return 0;
 		*done = true;
 	}
@@ -870,6 +883,7 @@ static int process_sync(struct spoor_decoder *dec)
 	if (ret)
 		return ret;
 	dec->last_pc = dec->pc;
+	dec->last = dec->cur;
 	sync_done(dec);
 	return 0;
 }
@@ -1085,7 +1099,15 @@ int spoor_decoder_next(struct spoor_decoder *dec, struct spoor_dec_item *item, s
 		return SPOOR_E_INVAL;
 	for (;;) {
 		if (dec->q_len) {
-			*item = dec->q[dec->q_head];
+			const struct spoor_dec_item *q = &dec->q[dec->q_head];
+
+			item->kind = q->kind;
+			item->source = q->source;
+			item->offset = q->offset;
+			if (q->kind == SPOOR_DEC_BLOCK)
+				item->block = q->block;
+			else
+				item->event = q->event;
 			dec->q_head = (dec->q_head + 1) % QUEUE_SIZE;
 			dec->q_len--;
 			return item->kind;

@@ -393,7 +393,10 @@ static void test_broken(void)
 	free(elf);
 }
 
-/* Loads @len bytes of @elf with random bytes changed; anything but a crash is fine. */
+/*
+ * Loads @len bytes of @elf with random bytes changed and looks things up in
+ * it; anything but a crash (or a sanitizer report) is fine.
+ */
 static void mutate_once(const uint8_t *elf, size_t len, uint64_t shoff, unsigned *loaded)
 {
 	uint8_t *buf = malloc(len);
@@ -406,10 +409,17 @@ static void mutate_once(const uint8_t *elf, size_t len, uint64_t shoff, unsigned
 
 	memcpy(buf, elf, len);
 	for (k = 0; k < 1 + rnd_below(4); k++) {
-		if (rnd_below(2))
+		switch (rnd_below(3)) {
+		case 0:
 			i = rnd_below(0x100);			/* ELF and program headers */
-		else
+			break;
+		case 1:
 			i = shoff + rnd_below(len - shoff);	/* section headers */
+			break;
+		default:
+			i = rnd_below(len);			/* anywhere, mostly DWARF */
+			break;
+		}
 		buf[i] = (uint8_t)rnd();
 	}
 	path = write_tmp("mutant.elf", buf, len);

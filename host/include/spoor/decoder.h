@@ -118,8 +118,10 @@ struct spoor_dec_item {
 	uint8_t kind;		/* enum spoor_dec_item_kind */
 	uint32_t source;
 	uint64_t offset;	/* stream offset of the packet that produced it */
-	struct spoor_block block;
-	struct spoor_event event;
+	union {
+		struct spoor_block block;	/* SPOOR_DEC_BLOCK */
+		struct spoor_event event;	/* SPOOR_DEC_EVENT */
+	};
 };
 
 struct spoor_decoder_stats {
