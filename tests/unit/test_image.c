@@ -561,6 +561,13 @@ static void test_lines(void)
 	CHECK_EQ(spoor_image_line(moved, lo + 2, &f2, &l2), SPOOR_E_NOT_FOUND);
 	spoor_image_free(moved);
 	spoor_image_free(img);
+
+	/* Without .debug_aranges, units are searched one by one. */
+	img = spoor_image_new();
+	CHECK_EQ(add_elf(img, SPOOR_IMAGE_LINES_NOAR, 0), 0);
+	check_func_lines(img, 0x80000000, "add_three", 0);
+	CHECK(check_func_lines(img, 0x80000000, "sum_odd", marker_line("sum_odd_loop")) > 0);
+	spoor_image_free(img);
 }
 
 static void test_file_gone(void)
