@@ -46,7 +46,18 @@ static void run_frame(struct spoor_decoder *dec, const struct spoor_params *p,
 		return;
 	c->packets++;
 	spoor_decoder_put(dec, &pkt, fr->offset);
-	while ((ret = spoor_decoder_next(dec, &it, sizeof(it))) > 0) {
+	for (;;) {
+		struct spoor_block blocks[64];
+		int n = spoor_decoder_next_blocks(dec, blocks, 64);
+
+		for (int i = 0; i < n; i++)
+			c->insns += blocks[i].ninsn;
+		c->blocks += (uint64_t)(n > 0 ? n : 0);
+		if (n == 64)
+			continue;
+		ret = spoor_decoder_next(dec, &it, sizeof(it));
+		if (ret <= 0)
+			break;
 		if (ret == SPOOR_DEC_BLOCK) {
 			c->blocks++;
 			c->insns += it.block.ninsn;

@@ -14,6 +14,7 @@
  * the small output queue is full and resume at the next call, so a packet
  * that retires any number of instructions needs constant memory.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,7 @@ struct spoor_decoder {
 	struct spoor_block blk;
 	uint8_t last_cls;	/* class of blk.last */
 	bool trap_pending;	/* the open block ends in a trap */
+	uint64_t extend_at;	/* an instruction here extends the open block (1: none) */
 	bool flush_req, flush_final;
 
 	/* Output queue. */
@@ -147,6 +149,7 @@ HOT void close_block(struct spoor_decoder *dec, uint8_t end, uint64_t next)
 	it->block.end = end;
 	it->block.next = next;
 	dec->open = false;
+	dec->extend_at = 1;
 	dec->st.blocks++;
 }
 
@@ -177,8 +180,7 @@ static uint8_t block_end_for(const struct spoor_decoder *dec, uint8_t cls, uint6
 HOT void report_run(struct spoor_decoder *dec, uint64_t first, uint64_t addr, uint64_t n,
 		       uint8_t len, uint8_t cls)
 {
-	if (dec->open && !dec->trap_pending && dec->last_cls == SPOOR_INSN_SEQ &&
-	    first == dec->blk.last + dec->blk.last_len) {
+	if (first == dec->extend_at) {
 		dec->blk.ninsn += n;
 	} else {
 		if (dec->open)
@@ -193,6 +195,8 @@ HOT void report_run(struct spoor_decoder *dec, uint64_t first, uint64_t addr, ui
 	dec->blk.last = addr;
 	dec->blk.last_len = len;
 	dec->last_cls = cls;
+	/* Only a block ending in sequential code goes on; 1 is no address. */
+	dec->extend_at = cls == SPOOR_INSN_SEQ ? addr + len : 1;
 	dec->st.instructions += n;
 }
 
@@ -465,6 +469,7 @@ HOT int take_branch(struct spoor_decoder *dec, uint64_t addr)
 		dec->use_bpred = includes_bpred_count(&dec->pkt);
 	}
 	bpred_update(dec, addr, taken);
+	dec->idle_steps = 0;
 	dec->branches--;
 	dec->st.branches++;
 	return taken;
@@ -635,16 +640,11 @@ static int follow_step_once(struct spoor_decoder *dec);
  */
 static int follow_step(struct spoor_decoder *dec)
 {
-	uint64_t branches = dec->branches;
-	int ret;
-
-	/* A path that loops through jumps alone never reaches a corrupt address. */
+	/* A path that loops through jumps alone never reaches a corrupt
+	 * address: give up after too many steps without a branch. */
 	if (++dec->idle_steps > IDLE_LIMIT)
 		return SPOOR_E_TRACE;
-	ret = follow_step_once(dec);
-	if (ret || dec->branches != branches)
-		dec->idle_steps = 0;
-	return ret;
+	return follow_step_once(dec);
 }
 
 /* One step of the loop; see follow_step(). */
@@ -741,6 +741,7 @@ static void report_trap(struct spoor_decoder *dec)
 	ev->address = t->v[SPOOR_TE_F_THADDR] ? field_address(dec, t) : 0;
 	dec->st.traps++;
 	dec->trap_pending = true;
+	dec->extend_at = 1;
 	if (ev->interrupt)
 		return;
 	/* exception_address() */
@@ -1002,6 +1003,7 @@ struct spoor_decoder *spoor_decoder_new(const struct spoor_decoder_config *cfg)
 			 (UINT64_C(1) << p->iaddress_width_p) - 1;
 	dec->options = cfg->options;
 	dec->start_of_trace = true;
+	dec->extend_at = 1;
 	dec->privilege = ~0u;
 	dec->icache = malloc(sizeof(*dec->icache) << ICACHE_BITS);
 	dec->bcache = malloc(sizeof(*dec->bcache) << BCACHE_BITS);
@@ -1081,6 +1083,7 @@ static void run_loop(struct spoor_decoder *dec)
 			return;
 		}
 		if (ret) {
+			dec->idle_steps = 0;
 			if (dec->loop == LOOP_NTR)
 				trace_stopped(dec);
 			else if (dec->sync_follow)
@@ -1147,6 +1150,32 @@ int spoor_decoder_next(struct spoor_decoder *dec, struct spoor_dec_item *item, s
 		}
 		return 0;
 	}
+}
+
+int spoor_decoder_next_blocks(struct spoor_decoder *dec, struct spoor_block *blocks, size_t max)
+{
+	size_t n = 0;
+
+	if (!dec || (!blocks && max))
+		return SPOOR_E_INVAL;
+	if (max > INT_MAX)
+		max = INT_MAX;
+	while (n < max) {
+		if (dec->q_len) {
+			const struct spoor_dec_item *q = &dec->q[dec->q_head];
+
+			if (q->kind != SPOOR_DEC_BLOCK)
+				break;	/* an event: next()'s job */
+			blocks[n++] = q->block;
+			dec->q_head = (dec->q_head + 1) % QUEUE_SIZE;
+			dec->q_len--;
+		} else if (dec->loop == LOOP_FOLLOW || dec->loop == LOOP_NTR) {
+			run_loop(dec);
+		} else {
+			break;		/* packet start, flush or done: next()'s job */
+		}
+	}
+	return (int)n;
 }
 
 int spoor_decoder_stats(const struct spoor_decoder *dec, struct spoor_decoder_stats *st,

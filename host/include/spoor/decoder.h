@@ -157,6 +157,15 @@ int spoor_decoder_put(struct spoor_decoder *dec, const struct spoor_te_inst *pkt
 int spoor_decoder_next(struct spoor_decoder *dec, struct spoor_dec_item *item, size_t size);
 
 /*
+ * The fast path for bulk consumers: puts up to @max blocks into @blocks and
+ * returns how many.  It stops at anything that is not a block (an event,
+ * the start of the next packet's processing, the end): call next() when it
+ * returns fewer than @max.  Mixing the two gives the same items as next()
+ * alone.  Returns the count or SPOOR_E_INVAL.
+ */
+int spoor_decoder_next_blocks(struct spoor_decoder *dec, struct spoor_block *blocks, size_t max);
+
+/*
  * End of the trace: the open block, if any, is emitted by next() with end
  * SPOOR_BLK_END (@final) or SPOOR_BLK_OPEN (not final: decoding may go on).
  * Returns 0 or SPOOR_E_INVAL (not drained).
