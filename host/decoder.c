@@ -726,6 +726,8 @@ static bool peek_next_pc(struct spoor_decoder *dec, uint64_t *next)
 	}
 }
 
+static int implicit_handler(struct spoor_decoder *dec, uint64_t *addr);
+
 /* report_trap() and report_epc(): the trap event of a format 3.1 packet. */
 static void report_trap(struct spoor_decoder *dec)
 {
@@ -738,7 +740,13 @@ static void report_trap(struct spoor_decoder *dec)
 	ev->cause = t->v[SPOOR_TE_F_ECAUSE];
 	ev->interrupt = t->v[SPOOR_TE_F_INTERRUPT] & 1;
 	ev->tval = spoor_te_has(t, SPOOR_TE_F_TVAL) ? t->v[SPOOR_TE_F_TVAL] : 0;
-	ev->address = t->v[SPOOR_TE_F_THADDR] ? field_address(dec, t) : 0;
+	ev->address = 0;
+	if (t->v[SPOOR_TE_F_THADDR]) {
+		if (spoor_te_has(t, SPOOR_TE_F_ADDRESS))
+			ev->address = field_address(dec, t);
+		else
+			implicit_handler(dec, &ev->address);	/* stays 0 if unknown */
+	}
 	dec->st.traps++;
 	dec->trap_pending = true;
 	dec->extend_at = 1;
@@ -837,6 +845,23 @@ static void sync_done(struct spoor_decoder *dec)
 	dec->irstack_depth = 0;
 }
 
+/*
+ * The trap handler of an implicit-exception trap packet, from the trap
+ * vector of the handler's privilege.  Returns 0 or SPOOR_E_TRACE (no vector).
+ */
+static int implicit_handler(struct spoor_decoder *dec, uint64_t *addr)
+{
+	const struct spoor_te_inst *t = &dec->pkt;
+	uint64_t tvec = t->v[SPOOR_TE_F_PRIVILEGE] == 3 ? dec->cfg.mtvec : dec->cfg.stvec;
+
+	if (!tvec)
+		return SPOOR_E_TRACE;
+	*addr = tvec & ~UINT64_C(3);
+	if ((tvec & 3) == 1 && (t->v[SPOOR_TE_F_INTERRUPT] & 1))
+		*addr += 4 * t->v[SPOOR_TE_F_ECAUSE];
+	return 0;
+}
+
 /* Format 3 subformats 0 and 1 (with a handler address): synchronisation. */
 static int process_sync(struct spoor_decoder *dec)
 {
@@ -847,7 +872,10 @@ static int process_sync(struct spoor_decoder *dec)
 	int ret;
 
 	dec->inferred_address = false;
-	dec->address = field_address(dec, t);
+	if (spoor_te_has(t, SPOOR_TE_F_ADDRESS))
+		dec->address = field_address(dec, t);
+	else if ((ret = implicit_handler(dec, &dec->address)))
+		return ret;
 	if (sf == SPOOR_TE_SYNC_TRAP || starting) {
 		dec->branches = 0;
 		dec->branch_map = 0;
@@ -1176,6 +1204,11 @@ int spoor_decoder_next_blocks(struct spoor_decoder *dec, struct spoor_block *blo
 		}
 	}
 	return (int)n;
+}
+
+uint32_t spoor_decoder_layout(const struct spoor_decoder *dec)
+{
+	return dec && (dec->options & SPOOR_OPT_IMPLICIT_EXCEPTION) ? SPOOR_TE_IMPLICIT_EXCEPTION : 0;
 }
 
 int spoor_decoder_stats(const struct spoor_decoder *dec, struct spoor_decoder_stats *st,

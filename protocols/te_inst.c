@@ -86,6 +86,7 @@ struct bitio {
 	uint64_t fill;			/* DEC_SHORT: the bits beyond it */
 	unsigned pos;		/* next bit */
 	unsigned last;		/* the bit before the next field (MSB of the previous one) */
+	uint32_t flags;		/* enum spoor_te_layout: run-time layout options */
 	int err;
 };
 
@@ -271,7 +272,9 @@ static inline __attribute__((always_inline)) int walk_sync(const struct spoor_pa
 		field(io, pkt, SPOOR_TE_F_ECAUSE, p->ecause_width_p, dec);
 		field(io, pkt, SPOOR_TE_F_INTERRUPT, 1, dec);
 		field(io, pkt, SPOOR_TE_F_THADDR, 1, dec);
-		field(io, pkt, SPOOR_TE_F_ADDRESS, aw, dec);
+		/* Implicit exception: no handler address when thaddr is 1. */
+		if (!(io->flags & SPOOR_TE_IMPLICIT_EXCEPTION) || !(pkt->v[SPOOR_TE_F_THADDR] & 1))
+			field(io, pkt, SPOOR_TE_F_ADDRESS, aw, dec);
 		/* tval is omitted for interrupts. */
 		if (!(pkt->v[SPOOR_TE_F_INTERRUPT] & 1))
 			field(io, pkt, SPOOR_TE_F_TVAL, p->iaddress_width_p, dec);
@@ -423,12 +426,14 @@ static inline int decode_addr_short(unsigned aw, unsigned iw, uint64_t w0, uint6
 }
 
 /* Any packet, through the walker.  Returns the bits used or an error. */
-static __attribute__((noinline)) int decode_walk(const struct spoor_params *p, const uint8_t *buf,
-						 size_t len, struct spoor_te_inst *pkt)
+static __attribute__((noinline)) int decode_walk(const struct spoor_params *p, uint32_t flags,
+						 const uint8_t *buf, size_t len,
+						 struct spoor_te_inst *pkt)
 {
 	struct bitio io;
 	int ret;
 
+	io.flags = flags;
 	if (len == 0)
 		return SPOOR_E_TRUNCATED;
 	if (len > SPOOR_TE_MAX_PAYLOAD)
@@ -457,6 +462,12 @@ static __attribute__((noinline)) int decode_walk(const struct spoor_params *p, c
 int spoor_te_inst_decode(const struct spoor_params *p, const uint8_t *buf, size_t len,
 			 struct spoor_te_inst *pkt)
 {
+	return spoor_te_inst_decode_layout(p, 0, buf, len, pkt);
+}
+
+int spoor_te_inst_decode_layout(const struct spoor_params *p, uint32_t layout, const uint8_t *buf,
+				size_t len, struct spoor_te_inst *pkt)
+{
 	uint64_t w0, fill;
 	unsigned branches, mw, aw, iw;
 
@@ -466,7 +477,7 @@ int spoor_te_inst_decode(const struct spoor_params *p, const uint8_t *buf, size_
 	aw = spoor_params_address_width(p);
 	iw = spoor_params_irdepth_width(p);
 	if (len - 1 >= 8 || iw > 61)
-		return decode_walk(p, buf, len, pkt);
+		return decode_walk(p, layout, buf, len, pkt);
 	fill = (buf[len - 1] & 0x80) ? ~UINT64_C(0) : 0;
 	w0 = load_tail(buf, len, fill);
 	switch (w0 & 3) {
@@ -494,12 +505,18 @@ int spoor_te_inst_decode(const struct spoor_params *p, const uint8_t *buf, size_
 		return decode_addr_short(aw, iw, w0, fill, 2, len, UINT32_C(1) << SPOOR_TE_F_FORMAT,
 					 pkt);
 	default:
-		return decode_walk(p, buf, len, pkt);
+		return decode_walk(p, layout, buf, len, pkt);
 	}
 }
 
 int spoor_te_inst_encode(const struct spoor_params *p, const struct spoor_te_inst *pkt,
 			 uint8_t *buf, size_t cap)
+{
+	return spoor_te_inst_encode_layout(p, 0, pkt, buf, cap);
+}
+
+int spoor_te_inst_encode_layout(const struct spoor_params *p, uint32_t layout,
+				const struct spoor_te_inst *pkt, uint8_t *buf, size_t cap)
 {
 	struct spoor_te_inst tmp;
 	struct bitio io;
@@ -511,6 +528,7 @@ int spoor_te_inst_encode(const struct spoor_params *p, const struct spoor_te_ins
 	/* The walker only reads pkt when encoding; it takes a mutable pointer. */
 	tmp = *pkt;
 	memset(&io, 0, sizeof(io));
+	io.flags = layout;
 	ret = walk(p, &io, &tmp, ENCODE);
 	if (ret)
 		return ret;

@@ -27,6 +27,7 @@ struct decode {
 	uint32_t options;
 	uint32_t compat;
 	bool stats, quiet, spike_rom;
+	uint64_t mtvec, stvec;		/* trap vectors for implicit exception mode */
 	struct spoor_decoder **dec;	/* per source, created on first use */
 	unsigned ndec;
 	/* Buffered output: pcs lines are written by hand, not printf. */
@@ -48,7 +49,8 @@ static void decode_usage(FILE *out)
 	      "                       implicit-return, implicit-exception, full-address,\n"
 	      "                       jump-target-cache, branch-prediction, sijump (comma list)\n"
 	      "  --spec-rules         x1/x5 call/return rules and privilege checks of the spec\n"
-	      "                       (default: the reference flow's behaviour)\n", out);
+	      "                       (default: the reference flow's behaviour)\n"
+	      "  --mtvec V, --stvec V trap vectors (CSR values) for implicit exception mode\n", out);
 	fputs(cli_stream_usage, out);
 	fputs("  --format FMT         pcs (one address per line, as the reference decoder)\n"
 	      "                       | text | json (one object per block or event)\n"
@@ -59,7 +61,7 @@ static void decode_usage(FILE *out)
 
 enum {
 	OPT_ELF = CLI_OPT_OWN, OPT_RAW, OPT_SPIKE_ROM, OPT_OPTIONS, OPT_SPEC_RULES, OPT_FORMAT,
-	OPT_STATS,
+	OPT_STATS, OPT_MTVEC, OPT_STVEC,
 };
 
 static const struct option decode_own_options[] = {
@@ -70,6 +72,8 @@ static const struct option decode_own_options[] = {
 	{ "spec-rules", no_argument, NULL, OPT_SPEC_RULES },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "mtvec", required_argument, NULL, OPT_MTVEC },
+	{ "stvec", required_argument, NULL, OPT_STVEC },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -186,7 +190,7 @@ static bool parse_options(struct decode *d, const char *arg)
 /* Parses the command line into @d; returns 0, -1 (help shown) or an exit status. */
 static int parse_args(struct decode *d, int argc, char **argv)
 {
-	struct option opts[CLI_STREAM_NOPTS + 10];
+	struct option opts[CLI_STREAM_NOPTS + 12];
 	int c, ret;
 
 	cli_stream_options(decode_own_options, opts);
@@ -232,6 +236,21 @@ static int parse_args(struct decode *d, int argc, char **argv)
 		case OPT_STATS:
 			d->stats = true;
 			break;
+		case OPT_MTVEC:
+		case OPT_STVEC: {
+			unsigned long long v;
+			char *end;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 0);
+			if (errno || end == optarg || *end) {
+				fprintf(stderr, "spoor decode: %s: '%s' is not an address\n",
+					c == OPT_MTVEC ? "--mtvec" : "--stvec", optarg);
+				return 2;
+			}
+			*(c == OPT_MTVEC ? &d->mtvec : &d->stvec) = v;
+			break;
+		}
 		case 'q':
 			d->quiet = true;
 			break;
@@ -442,6 +461,8 @@ static struct spoor_decoder *decoder_of(struct decode *d, uint32_t source)
 		.options = d->options,
 		.compat = d->compat,
 		.source = source,
+		.mtvec = d->mtvec,
+		.stvec = d->stvec,
 	};
 
 	if (!d->dec[source]) {
@@ -462,7 +483,12 @@ static void on_frame(void *ctx, const struct spoor_frame *frm)
 
 	if (frm->msg != SPOOR_MSG_TE_INST)
 		return;
-	ret = spoor_te_inst_decode(&d->in.params, frm->payload, frm->payload_len, &pkt);
+	dec = decoder_of(d, frm->source);
+	if (!dec)
+		return;
+	/* The packet's layout can depend on the source's run-time options. */
+	ret = spoor_te_inst_decode_layout(&d->in.params, spoor_decoder_layout(dec), frm->payload,
+					  frm->payload_len, &pkt);
 	if (ret < 0) {
 		d->bad_packets++;
 		if (!d->quiet)
@@ -473,9 +499,6 @@ static void on_frame(void *ctx, const struct spoor_frame *frm)
 	}
 	d->packets++;
 	d->payload_bits += 8u * frm->payload_len;
-	dec = decoder_of(d, frm->source);
-	if (!dec)
-		return;
 	spoor_decoder_put(dec, &pkt, frm->offset);
 	drain(d, dec);
 }

@@ -458,6 +458,40 @@ static void test_random_bytes(void)
 	CHECK_EQ(bad, 0);
 }
 
+/* Implicit exception: a trap packet with thaddr 1 carries no address. */
+static void test_implicit_exception(void)
+{
+	struct spoor_params p;
+	struct spoor_te_inst pkt, back;
+	uint8_t a[SPOOR_TE_MAX_PAYLOAD], b[SPOOR_TE_MAX_PAYLOAD];
+	int na, nb;
+
+	debug_params(&p);
+	for (unsigned thaddr = 0; thaddr < 2; thaddr++) {
+		memset(&pkt, 0, sizeof(pkt));
+		spoor_te_set(&pkt, SPOOR_TE_F_FORMAT, SPOOR_TE_FORMAT_SYNC);
+		spoor_te_set(&pkt, SPOOR_TE_F_SUBFORMAT, SPOOR_TE_SYNC_TRAP);
+		spoor_te_set(&pkt, SPOOR_TE_F_BRANCH, 1);
+		spoor_te_set(&pkt, SPOOR_TE_F_PRIVILEGE, 3);
+		spoor_te_set(&pkt, SPOOR_TE_F_CONTEXT, 0);
+		spoor_te_set(&pkt, SPOOR_TE_F_ECAUSE, 2);
+		spoor_te_set(&pkt, SPOOR_TE_F_INTERRUPT, 0);
+		spoor_te_set(&pkt, SPOOR_TE_F_THADDR, thaddr);
+		spoor_te_set(&pkt, SPOOR_TE_F_ADDRESS, 0x80000222);
+		spoor_te_set(&pkt, SPOOR_TE_F_TVAL, 0x1234);
+		na = spoor_te_inst_encode_layout(&p, SPOOR_TE_IMPLICIT_EXCEPTION, &pkt, a, sizeof(a));
+		nb = spoor_te_inst_encode(&p, &pkt, b, sizeof(b));
+		CHECK(na > 0 && nb > 0);
+		/* Without the address the packet is shorter, and only then. */
+		CHECK(thaddr ? na < nb : na == nb && !memcmp(a, b, (size_t)na));
+		CHECK(spoor_te_inst_decode_layout(&p, SPOOR_TE_IMPLICIT_EXCEPTION, a, (size_t)na,
+						  &back) > 0);
+		CHECK_EQ(spoor_te_has(&back, SPOOR_TE_F_ADDRESS), !thaddr);
+		CHECK_EQ(back.v[SPOOR_TE_F_TVAL], 0x1234);
+		CHECK_EQ(back.v[SPOOR_TE_F_ECAUSE], 2);
+	}
+}
+
 static void test_addresses(void)
 {
 	struct spoor_params p;
@@ -489,6 +523,7 @@ int main(void)
 	test_round_trip();
 	test_malformed();
 	test_random_bytes();
+	test_implicit_exception();
 	test_addresses();
 	return check_done();
 }

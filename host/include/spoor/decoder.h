@@ -57,6 +57,12 @@ struct spoor_decoder_config {
 	uint32_t options;			/* enum spoor_dec_option until a support packet */
 	uint32_t compat;			/* enum spoor_dec_compat */
 	uint32_t source;			/* the source (hart) this decoder follows, for items */
+	/*
+	 * Trap vectors (mtvec, stvec values: base | mode, mode 1 = vectored),
+	 * for implicit exception mode, where trap packets omit the handler
+	 * address: the handler is found from the privilege and cause.
+	 */
+	uint64_t mtvec, stvec;
 };
 
 /* How a block ended. */
@@ -171,6 +177,13 @@ int spoor_decoder_next_blocks(struct spoor_decoder *dec, struct spoor_block *blo
  * Returns 0 or SPOOR_E_INVAL (not drained).
  */
 int spoor_decoder_flush(struct spoor_decoder *dec, bool final);
+
+/*
+ * The run-time layout options (enum spoor_te_layout) the next packet of this
+ * source is encoded with, as the support packets so far set them: pass them
+ * to spoor_te_inst_decode_layout().
+ */
+uint32_t spoor_decoder_layout(const struct spoor_decoder *dec);
 
 /* Copies the counters.  Returns 0 or SPOOR_E_INVAL. */
 int spoor_decoder_stats(const struct spoor_decoder *dec, struct spoor_decoder_stats *st,

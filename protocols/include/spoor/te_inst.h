@@ -154,6 +154,18 @@ int spoor_te_inst_decode(const struct spoor_params *p, const uint8_t *buf, size_
 int spoor_te_inst_encode(const struct spoor_params *p, const struct spoor_te_inst *pkt,
 			 uint8_t *buf, size_t cap);
 
+/* Run-time options that change packet layouts (from the support packet). */
+enum spoor_te_layout {
+	/* Implicit exception: format 3.1 carries no address when thaddr is 1. */
+	SPOOR_TE_IMPLICIT_EXCEPTION = 1 << 0,
+};
+
+/* spoor_te_inst_decode() and _encode() under run-time @layout options. */
+int spoor_te_inst_decode_layout(const struct spoor_params *p, uint32_t layout, const uint8_t *buf,
+				size_t len, struct spoor_te_inst *pkt);
+int spoor_te_inst_encode_layout(const struct spoor_params *p, uint32_t layout,
+				const struct spoor_te_inst *pkt, uint8_t *buf, size_t cap);
+
 /*
  * Fills notify, updiscon, irreport and irdepth of a packet that carries them
  * from their meanings, the way the reference encoder does: each bit is the
