@@ -19,4 +19,9 @@ int cmd_decode(int argc, char **argv);
 bool cli_parse_uint(const char *cmd, const char *opt, const char *s, unsigned long min,
 		    unsigned long max, unsigned long *out);
 
+/* Returns the index of @arg among the @n @names of option @opt, or -1 after
+ * an error naming the choices. */
+int cli_choice(const char *cmd, const char *opt, const char *arg, const char *const *names,
+	       int n);
+
 #endif

@@ -61,6 +61,19 @@ bool cli_parse_uint(const char *cmd, const char *opt, const char *s, unsigned lo
 	return true;
 }
 
+int cli_choice(const char *cmd, const char *opt, const char *arg, const char *const *names,
+	       int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	fprintf(stderr, "spoor %s: %s: unknown value '%s' (", cmd, opt, arg);
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", names[i]);
+	fputs(")\n", stderr);
+	return -1;
+}
+
 void cli_stream_init(struct cli_stream *s, const char *cmd)
 {
 	memset(s, 0, sizeof(*s));

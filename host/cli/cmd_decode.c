@@ -127,8 +127,8 @@ static bool add_elf(struct decode *d, const char *arg)
 	return true;
 }
 
-/* Adds a raw image from a file; returns false after an error message. */
-static bool add_raw(struct decode *d, const char *arg)
+/* Adds a raw image from a file; returns 0, or the exit status after an error message. */
+static int add_raw(struct decode *d, const char *arg)
 {
 	static uint8_t bytes[16 << 20];
 	char path[4096];
@@ -138,12 +138,12 @@ static bool add_raw(struct decode *d, const char *arg)
 	int ret;
 
 	if (!split_at("--raw", arg, path, sizeof(path), &base, true))
-		return false;
+		return 2;
 	f = fopen(path, "rb");
 	if (!f) {
 		fprintf(stderr, "spoor decode: --raw: cannot open '%s': %s\n", path,
 			strerror(errno));
-		return false;
+		return 1;
 	}
 	n = fread(bytes, 1, sizeof(bytes), f);
 	fclose(f);
@@ -151,9 +151,9 @@ static bool add_raw(struct decode *d, const char *arg)
 	if (ret) {
 		fprintf(stderr, "spoor decode: --raw %s: %s\n", arg,
 			n ? spoor_errstr(ret) : "empty file");
-		return false;
+		return 1;
 	}
-	return true;
+	return 0;
 }
 
 /* Parses "implicit-return,full-address,..."; returns false after an error message. */
@@ -207,8 +207,9 @@ static int parse_args(struct decode *d, int argc, char **argv)
 				return 1;
 			break;
 		case OPT_RAW:
-			if (!add_raw(d, optarg))
-				return 1;
+			ret = add_raw(d, optarg);
+			if (ret)
+				return ret;
 			break;
 		case OPT_SPIKE_ROM:
 			d->spike_rom = true;	/* added after the ELFs: its xlen follows them */
@@ -220,19 +221,15 @@ static int parse_args(struct decode *d, int argc, char **argv)
 		case OPT_SPEC_RULES:
 			d->compat &= ~SPOOR_COMPAT_REFERENCE;
 			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "pcs"))
-				d->format = OUT_PCS;
-			else if (!strcmp(optarg, "text"))
-				d->format = OUT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				d->format = OUT_JSON;
-			else {
-				fprintf(stderr, "spoor decode: --format: unknown format '%s' "
-					"(pcs, text, json)\n", optarg);
+		case OPT_FORMAT: {
+			static const char *const names[] = { "pcs", "text", "json" };
+			int i = cli_choice("decode", "--format", optarg, names, 3);
+
+			if (i < 0)
 				return 2;
-			}
+			d->format = (enum out_format)i;
 			break;
+		}
 		case OPT_STATS:
 			d->stats = true;
 			break;

@@ -64,19 +64,15 @@ static int parse_args(struct dump *d, int argc, char **argv)
 		if (ret > 0)
 			continue;
 		switch (c) {
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				d->format = OUT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				d->format = OUT_JSON;
-			else if (!strcmp(optarg, "csv"))
-				d->format = OUT_CSV;
-			else {
-				fprintf(stderr, "spoor dump: --format: unknown format '%s' "
-					"(text, json, csv)\n", optarg);
+		case OPT_FORMAT: {
+			static const char *const names[] = { "text", "json", "csv" };
+			int i = cli_choice("dump", "--format", optarg, names, 3);
+
+			if (i < 0)
 				return 2;
-			}
+			d->format = (enum out_format)i;
 			break;
+		}
 		case 'q':
 			d->quiet = true;
 			break;

@@ -37,7 +37,7 @@ expect 2 "unknown option '--frob'" -- "$spoor" dump --frob "$raw3"
 expect 2 "option '--format' needs a value" -- "$spoor" dump "$raw3" --format
 expect 1 "cannot open '$tmp/nope': No such file" -- "$spoor" dump "$tmp/nope"
 expect 2 "unknown encapsulation 'zip'" -- "$spoor" dump --encap zip "$raw3"
-expect 2 "unknown format 'xml'" -- "$spoor" dump --format xml "$raw3"
+expect 2 "--format: unknown value 'xml' (text, json, csv)" -- "$spoor" dump --format xml "$raw3"
 expect 2 "'nine' is not a number" -- "$spoor" dump --src-bits nine "$raw3"
 expect 2 "from 0 to 16" -- "$spoor" dump --src-bits 17 "$raw3"
 expect 2 "expected KEY=VALUE" -- "$spoor" dump --param foo "$raw3"
