@@ -29,6 +29,8 @@ const char *spoor_errstr(int err)
 	case SPOOR_E_NOT_FOUND:		return "no symbol or line information";
 	case SPOOR_E_TRACE:		return "trace inconsistent with the program image";
 	case SPOOR_E_NO_SYNC:		return "packet before the first synchronisation packet";
+	case SPOOR_E_NO_CSR:		return "CSR not implemented or read-only";
+	case SPOOR_E_ACCESS:		return "bus access fault";
 	}
 	return "unknown error";
 }

@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages spoor builds and tests with (run as root).
 set -eu
 packages="build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
-	libinih-dev zlib1g-dev gzip libelf-dev libdw-dev gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf"
+	libinih-dev zlib1g-dev gzip libelf-dev libdw-dev gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+	qemu-system-misc openocd gdb-multiarch"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -138,11 +138,17 @@ int spoor_iss_reset(struct spoor_iss *iss);
 /*
  * Loads the PT_LOAD segments of the RISC-V ELF file @path (matching XLEN)
  * at their physical addresses, zero-filling to p_memsz, and makes the boot
- * ROM jump to its entry (stored in *@entry if not NULL).  Returns 0,
- * SPOOR_E_IO, SPOOR_E_BAD_ELF (not a RISC-V ELF of this XLEN), SPOOR_E_ACCESS
- * (a segment outside RAM) or SPOOR_E_INVAL.
+ * ROM jump to its entry (stored in *@entry if not NULL).  Bytes outside RAM
+ * are skipped (as QEMU does with a first segment that holds the ELF headers
+ * below RAM).  Returns 0, SPOOR_E_IO, SPOOR_E_BAD_ELF (not a RISC-V ELF of
+ * this XLEN), SPOOR_E_ACCESS (a segment with no byte in RAM) or
+ * SPOOR_E_INVAL.
  */
 int spoor_iss_load_elf(struct spoor_iss *iss, const char *path, uint64_t *entry);
+
+/* Returns the XLEN (32 or 64) of the RISC-V ELF file @path, or SPOOR_E_IO,
+ * SPOOR_E_BAD_ELF, SPOOR_E_INVAL. */
+int spoor_iss_elf_xlen(const char *path);
 
 /* Copies @len bytes into RAM at @addr.  Returns 0, SPOOR_E_ACCESS (not all
  * in RAM) or SPOOR_E_INVAL. */
@@ -201,7 +207,8 @@ int spoor_iss_bus_write(struct spoor_iss *iss, uint64_t addr, unsigned size, uin
 /*
  * Enters Debug Mode (halts) before the next instruction, as the debug spec
  * says: dpc = pc, dcsr.cause = @cause (SPOOR_ISS_DEBUG_*), dcsr.prv = the
- * privilege; the hook sees SPOOR_ISS_EV_DEBUG.  ebreak enters it too when
+ * privilege (the hart runs at M level while halted; the PC of the halted
+ * hart is dpc); the hook sees SPOOR_ISS_EV_DEBUG.  ebreak enters it too when
  * dcsr.ebreakm/s/u is set for the current privilege, and so does the end
  * of a single step (dcsr.step).  Returns 0, or SPOOR_E_INVAL (bad cause,
  * already halted).

@@ -37,10 +37,12 @@ enum spoor_error {
 	SPOOR_E_NOT_FOUND = -22,	/* no symbol or line information for the address */
 	SPOOR_E_TRACE = -23,		/* trace inconsistent with the program image */
 	SPOOR_E_NO_SYNC = -24,		/* packet before the first synchronisation packet */
+	SPOOR_E_NO_CSR = -25,		/* CSR not implemented (or read-only for a write) */
+	SPOOR_E_ACCESS = -26,		/* bus access fault: nothing at the address */
 };
 
 /* The last (most negative) error code, for tables and tests. */
-#define SPOOR_E_LAST SPOOR_E_NO_SYNC
+#define SPOOR_E_LAST SPOOR_E_ACCESS
 
 /* Returns a static, human-readable description of @err (any int). */
 const char *spoor_errstr(int err);

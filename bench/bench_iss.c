@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Benchmark: the virtual board's ISS running a program to its exit, with a
+ * retirement hook that looks at every event (as a trace encoder would) and
+ * without one; reports millions of executed instructions per second (best
+ * of --runs runs each).
+ *
+ * usage: bench_iss [--runs N] [prog.elf]   (default: the bench test program)
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "iss.h"
+#include "spoor/error.h"
+
+/* Returns the monotonic time in seconds. */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* What the hook accumulates: enough to keep it from being optimised away. */
+struct tally {
+	uint64_t events, taken, bytes;
+};
+
+/* Counts one event into the struct tally @ctx; returns nothing. */
+static void hook(void *ctx, const struct spoor_iss_event *ev)
+{
+	struct tally *t = ctx;
+
+	t->events++;
+	t->taken += (ev->flags & SPOOR_ISS_F_TAKEN) != 0;
+	t->bytes += ev->size;
+}
+
+/* Runs @elf once; returns the seconds taken and sets *@insns (executed). */
+static double run_once(const char *elf, int xlen, int with_hook, uint64_t *insns,
+		       struct tally *t)
+{
+	struct spoor_iss_config cfg = { .xlen = (unsigned)xlen };
+	struct spoor_iss *iss = spoor_iss_new(&cfg);
+	double t0, t1;
+	int r;
+
+	if (!iss || spoor_iss_load_elf(iss, elf, NULL)) {
+		fprintf(stderr, "bench_iss: cannot load %s\n", elf);
+		exit(1);
+	}
+	if (with_hook)
+		spoor_iss_set_hook(iss, hook, t);
+	t0 = now();
+	r = spoor_iss_step(iss, 2000000000);
+	t1 = now();
+	if (r != SPOOR_ISS_STOP_EXIT || spoor_iss_exit_code(iss)) {
+		fprintf(stderr, "bench_iss: %s did not exit cleanly (%d)\n", elf, r);
+		exit(1);
+	}
+	spoor_iss_read_csr(iss, 0xb00, insns);	/* mcycle: executed instructions */
+	spoor_iss_free(iss);
+	return t1 - t0;
+}
+
+/* Runs the benchmark; returns the exit status. */
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "runs", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *elf = ISS_BENCH_ELF;
+	int runs = 3, c, xlen;
+
+	while ((c = getopt_long(argc, argv, "r:", opts, NULL)) != -1) {
+		if (c != 'r' || (runs = atoi(optarg)) < 1) {
+			fprintf(stderr, "usage: bench_iss [--runs N] [prog.elf]\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		elf = argv[optind];
+	xlen = spoor_iss_elf_xlen(elf);
+	if (xlen < 0) {
+		fprintf(stderr, "bench_iss: %s: %s\n", elf, spoor_errstr(xlen));
+		return 1;
+	}
+	for (int with_hook = 1; with_hook >= 0; with_hook--) {
+		struct tally t = { 0 };
+		double best = 1e30;
+		uint64_t insns = 0;
+
+		for (int i = 0; i < runs; i++) {
+			double s = run_once(elf, xlen, with_hook, &insns, &t);
+
+			if (s < best)
+				best = s;
+		}
+		printf("%s, RV%d, hook %s: %" PRIu64 " instructions in %.3f s: %.1f MIPS\n",
+		       elf, xlen, with_hook ? "on" : "off", insns, best, (double)insns / best / 1e6);
+	}
+	return 0;
+}
