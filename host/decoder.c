@@ -593,9 +593,11 @@ HOT int follow_check(struct spoor_decoder *dec, int stop_here, uint64_t address,
 	if (dec->branches == 1 && limit && dec->stop_at_last_branch) {
 		/* Reached the final branch: stop before it, its outcome is unknown. */
 		if (is_failed_bpred(t)) {
-			bool taken = bpred_taken(dec, dec->pc);
+			/* The map holds the prediction, which is the outcome
+			 * inverted: the prediction failed (0 = taken). */
+			bool predicted = bpred_taken(dec, dec->pc);
 
-			dec->branch_map = (dec->branch_map & ~UINT64_C(1)) | !taken;
+			dec->branch_map = (dec->branch_map & ~UINT64_C(1)) | predicted;
 		}
 		dec->stop_at_last_branch = false;
 		*done = true;
@@ -842,6 +844,7 @@ static void sync_done(struct spoor_decoder *dec)
 	set_privilege(dec, (unsigned)dec->pkt.v[SPOOR_TE_F_PRIVILEGE], false);
 	dec->start_of_trace = false;
 	dec->lost = false;
+	/* Every synchronisation restarts the return stack and the predictor. */
 	dec->irstack_depth = 0;
 }
 
@@ -902,7 +905,6 @@ static int process_sync(struct spoor_decoder *dec)
 		ev = emit_event(dec, SPOOR_EV_SYNC);
 		ev->address = dec->address;
 		ev->context = dec->context;
-		dec->irstack_depth = 0;
 		dec->use_bpred = false;
 		bpred_init(dec);
 	}

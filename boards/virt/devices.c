@@ -5,6 +5,7 @@
  * (ELF PT_LOAD segments through libelf, raw bytes).
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -202,6 +203,10 @@ int iss_bus_read(struct spoor_iss *s, uint64_t addr, unsigned size, uint64_t *v)
 	}
 	if (within(addr, size, SPOOR_ISS_TEST_BASE, TEST_SIZE))
 		return 0;
+	for (unsigned i = 0; i < s->nmmio; i++)
+		if (within(addr, size, s->mmio[i].base, s->mmio[i].size))
+			return s->mmio[i].dev.read(s->mmio[i].dev.ctx, addr - s->mmio[i].base, size,
+						   v);
 	return SPOOR_E_ACCESS;
 }
 
@@ -228,6 +233,10 @@ int iss_bus_write(struct spoor_iss *s, uint64_t addr, unsigned size, uint64_t v)
 	}
 	if (within(addr, size, SPOOR_ISS_TEST_BASE, TEST_SIZE))
 		return test_write(s, addr - SPOOR_ISS_TEST_BASE, size, v);
+	for (unsigned i = 0; i < s->nmmio; i++)
+		if (within(addr, size, s->mmio[i].base, s->mmio[i].size))
+			return s->mmio[i].dev.write(s->mmio[i].dev.ctx, addr - s->mmio[i].base,
+						    size, v);
 	return SPOOR_E_ACCESS;
 }
 
@@ -454,4 +463,37 @@ out:
 	elf_end(elf);
 	close(fd);
 	return ret;
+}
+
+/* True when [a, a + n) and [b, b + m) share a byte. */
+static bool overlaps(uint64_t a, uint64_t n, uint64_t b, uint64_t m)
+{
+	return a < b + m && b < a + n;
+}
+
+int spoor_iss_add_device(struct spoor_iss *s, uint64_t base, uint64_t size,
+			 const struct spoor_iss_device *dev)
+{
+	static const uint64_t fixed[][2] = {
+		{ SPOOR_ISS_ROM_BASE, SPOOR_ISS_ROM_SIZE }, { SPOOR_ISS_TEST_BASE, TEST_SIZE },
+		{ SPOOR_ISS_CLINT_BASE, CLINT_SIZE }, { SPOOR_ISS_UART_BASE, UART_SIZE },
+	};
+
+	if (!s || !dev || !dev->read || !dev->write || !size || base + size < base)
+		return SPOOR_E_INVAL;
+	if (s->nmmio == SPOOR_ISS_MAX_DEVICES)
+		return SPOOR_E_NOSPACE;
+	if (overlaps(base, size, s->ram_base, s->ram_size))
+		return SPOOR_E_OVERLAP;
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (overlaps(base, size, fixed[i][0], fixed[i][1]))
+			return SPOOR_E_OVERLAP;
+	for (unsigned i = 0; i < s->nmmio; i++)
+		if (overlaps(base, size, s->mmio[i].base, s->mmio[i].size))
+			return SPOOR_E_OVERLAP;
+	s->mmio[s->nmmio].base = base;
+	s->mmio[s->nmmio].size = size;
+	s->mmio[s->nmmio].dev = *dev;
+	s->nmmio++;
+	return 0;
 }

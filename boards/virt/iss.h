@@ -157,6 +157,25 @@ int spoor_iss_load(struct spoor_iss *iss, uint64_t addr, const void *buf, size_t
 /* Sets the address the boot ROM jumps to.  Returns 0 or SPOOR_E_INVAL. */
 int spoor_iss_set_start(struct spoor_iss *iss, uint64_t addr);
 
+/* A memory-mapped device outside the built-in map (e.g. trace control). */
+struct spoor_iss_device {
+	/* @off is relative to the device's base; return 0 or SPOOR_E_ACCESS. */
+	int (*read)(void *ctx, uint64_t off, unsigned size, uint64_t *value);
+	int (*write)(void *ctx, uint64_t off, unsigned size, uint64_t value);
+	void *ctx;
+};
+
+#define SPOOR_ISS_MAX_DEVICES 4
+
+/*
+ * Maps @dev at [@base, @base + @size) on the bus (the hart's loads and
+ * stores and spoor_iss_bus_read/write reach it).  Returns 0, SPOOR_E_OVERLAP
+ * (overlaps RAM, the ROM, a built-in or added device), SPOOR_E_NOSPACE (too
+ * many devices) or SPOOR_E_INVAL.
+ */
+int spoor_iss_add_device(struct spoor_iss *iss, uint64_t base, uint64_t size,
+			 const struct spoor_iss_device *dev);
+
 /* Installs @fn (NULL: none) as the event hook.  Returns 0 or SPOOR_E_INVAL. */
 int spoor_iss_set_hook(struct spoor_iss *iss, spoor_iss_hook_fn fn, void *ctx);
 

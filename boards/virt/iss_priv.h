@@ -112,6 +112,11 @@ enum step_state {
 /* Size of the boot ROM image we build (the rest of the ROM reads zero). */
 #define ROM_BYTES	0x80
 
+struct iss_mmio {
+	uint64_t base, size;
+	struct spoor_iss_device dev;
+};
+
 struct spoor_iss {
 	/* Hot state first. */
 	uint64_t x[33];		/* x0-x31 and the x0 write sink */
@@ -143,6 +148,8 @@ struct spoor_iss {
 	uint64_t pmpcfg[16], pmpaddr[64];
 	uint64_t dcsr, dpc, dscratch[2];
 	uint64_t hartid;
+	struct iss_mmio mmio[SPOOR_ISS_MAX_DEVICES];	/* added devices */
+	unsigned nmmio;
 
 	/* LR/SC reservation. */
 	uint64_t res_addr;

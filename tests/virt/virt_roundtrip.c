@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Round trip through the virtual board: a program runs on the ISS with
+ * tracing on (trace control registers written as a debugger would), the
+ * PIB sink's byte stream is captured, and spoor's decoder must reproduce the
+ * ISS's retired-instruction sequence exactly, for every encoder option set.
+ *
+ * usage: virt_roundtrip PROG.elf   (prints "N passed, N failed")
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "iss.h"
+#include "spoor/decoder.h"
+#include "spoor/deframe.h"
+#include "spoor/error.h"
+#include "spoor/image.h"
+#include "trace.h"
+
+#define TRACE_BASE 0x0d000000u
+
+struct vec {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void vec_push(struct vec *a, uint64_t x)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 65536;
+		a->v = realloc(a->v, a->cap * sizeof(*a->v));
+		if (!a->v)
+			abort();
+	}
+	a->v[a->n++] = x;
+}
+
+struct bytes {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+/* A run: the board, what it retired, what its trace port sent. */
+struct run {
+	struct spoor_iss *iss;
+	struct spoor_vtrace *tr;
+	struct vec retired;
+	struct bytes pib;
+	unsigned xlen;
+};
+
+/* The PIB sink's output: kept for decoding. */
+static void pib_out(void *ctx, const uint8_t *b, size_t n)
+{
+	struct bytes *o = ctx;
+
+	if (o->n + n > o->cap) {
+		o->cap = (o->n + n) * 2;
+		o->b = realloc(o->b, o->cap);
+		if (!o->b)
+			abort();
+	}
+	memcpy(o->b + o->n, b, n);
+	o->n += n;
+}
+
+/* The hart's events: the retired sequence E-Trace reports, then the trace unit. */
+static void hook(void *ctx, const struct spoor_iss_event *ev)
+{
+	struct run *r = ctx;
+	struct spoor_insn in;
+
+	if (ev->kind == SPOOR_ISS_EV_RETIRE) {
+		vec_push(&r->retired, ev->pc);
+	} else if (ev->kind == SPOOR_ISS_EV_EXCEPTION) {
+		/* ecall and ebreak count as retired. */
+		spoor_insn_decode(ev->insn, r->xlen, &in);
+		if (in.cls == SPOOR_INSN_ECALL)
+			vec_push(&r->retired, ev->pc);
+	}
+	spoor_vtrace_event(r->tr, ev);
+}
+
+struct variant {
+	const char *name;
+	uint32_t features;	/* trTeInstFeatures */
+	unsigned rss, ccs, cache, bpred;
+	uint32_t compat;	/* decoder rules */
+};
+
+/* Encoder parameters for @xlen and @v. */
+static void make_params(struct spoor_params *p, unsigned xlen, const struct variant *v)
+{
+	spoor_params_init(p);
+	p->iaddress_width_p = xlen;
+	p->iaddress_lsb_p = 1;
+	p->ecause_width_p = 6;
+	p->privilege_width_p = 2;
+	p->itype_width_p = 4;
+	p->return_stack_size_p = v->rss;
+	p->call_counter_size_p = v->ccs;
+	p->cache_size_p = v->cache;
+	p->bpred_size_p = v->bpred;
+	p->f0s_width_p = v->cache && v->bpred ? 1 : 0;
+	p->ioptions_width_p = 6;
+	p->ioption_bit[SPOOR_IOPT_SIJUMP] = 5;
+}
+
+/* Runs @elf with tracing per @v; returns 0 or -1. */
+static int run_board(const char *elf, const struct spoor_params *p, const struct variant *v,
+		     struct run *r)
+{
+	struct spoor_iss_config icfg = { 0 };
+	struct spoor_vtrace_config tcfg = { .params = p, .features = 0x3f };
+	struct spoor_iss_device dev;
+	int ret, xlen = spoor_iss_elf_xlen(elf);
+
+	if (xlen < 0)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	r->xlen = (unsigned)xlen;
+	icfg.xlen = r->xlen;
+	r->iss = spoor_iss_new(&icfg);
+	tcfg.xlen = r->xlen;
+	tcfg.pib_out = pib_out;
+	tcfg.pib_ctx = &r->pib;
+	spoor_encap_config_init(&tcfg.encap, SPOOR_ENCAP_SIEMENS);
+	r->tr = spoor_vtrace_new(&tcfg, r->iss);
+	if (!r->iss || !r->tr || spoor_iss_load_elf(r->iss, elf, NULL))
+		return -1;
+	dev = (struct spoor_iss_device){
+		.read = (int (*)(void *, uint64_t, unsigned, uint64_t *))spoor_vtrace_read,
+		.write = (int (*)(void *, uint64_t, unsigned, uint64_t))spoor_vtrace_write,
+		.ctx = r->tr,
+	};
+	if (spoor_iss_add_device(r->iss, TRACE_BASE, SPOOR_VTRACE_SIZE, &dev))
+		return -1;
+	spoor_iss_set_hook(r->iss, hook, r);
+	/* What a debugger does: options, sink on, then tracing on. */
+	spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_TE + TR_TE_INST_FEATURES, 4,
+			    v->features);
+	spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_PIB + TR_CONTROL, 4,
+			    TR_SINK_ACTIVE | TR_SINK_ENABLE);
+	spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_TE + TR_CONTROL, 4,
+			    TR_TE_ACTIVE | TR_TE_ENABLE | TR_TE_INST_TRACING |
+			    2u << TR_TE_SYNC_MAX_SHIFT);
+	do
+		ret = spoor_iss_step(r->iss, 1u << 20);
+	while (ret == SPOOR_ISS_STOP_COUNT && spoor_iss_instret(r->iss) < 50000000);
+	/* Tracing off: the last instruction and the end-of-trace packet. */
+	spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_TE + TR_CONTROL, 4, TR_TE_ACTIVE);
+	return ret == SPOOR_ISS_STOP_EXIT && spoor_iss_exit_code(r->iss) == 0 ? 0 : -1;
+}
+
+/* Decodes the captured stream; appends the retired addresses to @out. */
+static int decode(const char *elf, struct run *r, const struct spoor_params *p,
+		  const struct variant *v, struct vec *out, uint64_t *gaps)
+{
+	struct spoor_deframe_config dcfg = { .start_synced = false };
+	struct spoor_decoder_config cfg = { .params = p, .compat = v->compat };
+	struct spoor_image *img = spoor_image_new();
+	struct spoor_decoder *dec = NULL;
+	struct spoor_deframe *df = NULL;
+	struct spoor_deframe_item it;
+	struct spoor_dec_item di;
+	struct spoor_diag diag;
+	uint8_t rom[32];
+	int ret = -1;
+
+	for (unsigned i = 0; i < sizeof(rom); i += 4) {
+		uint64_t w;
+
+		spoor_iss_bus_read(r->iss, SPOOR_ISS_ROM_BASE + i, 4, &w);
+		memcpy(rom + i, &w, 4);
+	}
+	if (!img || spoor_image_add_elf(img, elf, 0, &diag) ||
+	    spoor_image_add_raw(img, "rom", SPOOR_ISS_ROM_BASE, rom, sizeof(rom)))
+		goto out;
+	cfg.image = img;
+	dec = spoor_decoder_new(&cfg);
+	spoor_encap_config_init(&dcfg.encap, SPOOR_ENCAP_SIEMENS);
+	df = spoor_deframe_new(&dcfg);
+	if (!dec || !df)
+		goto out;
+	spoor_deframe_feed(df, r->pib.b, r->pib.n, 0);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass) {
+			spoor_deframe_finish(df);
+			spoor_decoder_flush(dec, true);
+		}
+		for (;;) {
+			struct spoor_te_inst pkt;
+			int k = spoor_deframe_next(df, &it, sizeof(it));
+
+			if (k <= 0)
+				break;
+			if (k != SPOOR_DF_FRAME)
+				continue;
+			if (spoor_te_inst_decode_layout(p, spoor_decoder_layout(dec),
+							it.frame.payload, it.frame.payload_len,
+							&pkt) < 0) {
+				(*gaps)++;
+				continue;
+			}
+			spoor_decoder_put(dec, &pkt, it.frame.offset);
+			while (spoor_decoder_next(dec, &di, sizeof(di)) > 0) {
+				if (di.kind == SPOOR_DEC_EVENT) {
+					if (di.event.kind == SPOOR_EV_GAP && !(*gaps)++)
+						fprintf(stderr, "gap: %s at 0x%llx, packet at "
+							"offset %llu\n",
+							spoor_errstr(di.event.reason),
+							(unsigned long long)di.event.address,
+							(unsigned long long)di.offset);
+					continue;
+				}
+				uint64_t a = di.block.start;
+				struct spoor_insn in;
+
+				for (uint64_t n = 0; n < di.block.ninsn; n++) {
+					vec_push(out, a);
+					if (spoor_decoder_insn(dec, a, &in))
+						break;
+					a += in.len;
+				}
+			}
+		}
+		while (spoor_decoder_next(dec, &di, sizeof(di)) > 0)
+			if (di.kind == SPOOR_DEC_BLOCK) {
+				uint64_t a = di.block.start;
+				struct spoor_insn in;
+
+				for (uint64_t n = 0; n < di.block.ninsn; n++) {
+					vec_push(out, a);
+					if (spoor_decoder_insn(dec, a, &in))
+						break;
+					a += in.len;
+				}
+			}
+	}
+	ret = 0;
+out:
+	spoor_deframe_free(df);
+	spoor_decoder_free(dec);
+	spoor_image_free(img);
+	return ret;
+}
+
+/* Writes the captured stream to @path (for spoor dump/decode); returns false on error. */
+static bool save(const char *path, const struct run *r)
+{
+	FILE *f = fopen(path, "wb");
+	bool ok = f && fwrite(r->pib.b, 1, r->pib.n, f) == r->pib.n;
+
+	if (f)
+		ok = !fclose(f) && ok;
+	return ok;
+}
+
+/* Returns the index of the first difference of @a and @b, or -1. */
+static long first_diff(const struct vec *a, const struct vec *b)
+{
+	size_t n = a->n < b->n ? a->n : b->n;
+
+	for (size_t i = 0; i < n; i++)
+		if (a->v[i] != b->v[i])
+			return (long)i;
+	return a->n == b->n ? -1 : (long)n;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct variant variants[] = {
+		{ "differential", 0, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE },
+		{ "full-address", TR_TE_NO_ADDR_DIFF, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE },
+		{ "implicit-return-stack", TR_TE_EN_IMPLICIT_RET, 3, 0, 0, 0, SPOOR_COMPAT_REFERENCE },
+		{ "implicit-return-counter", TR_TE_EN_IMPLICIT_RET, 0, 4, 0, 0,
+		  SPOOR_COMPAT_REFERENCE },
+		{ "sijump", TR_TE_EN_SIJUMP, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE },
+		{ "jump-target-cache", TR_TE_EN_JTC, 0, 0, 4, 0, SPOOR_COMPAT_REFERENCE },
+		{ "branch-prediction", TR_TE_EN_BRANCH_PRED, 0, 0, 0, 6, SPOOR_COMPAT_REFERENCE },
+		{ "everything", TR_TE_EN_IMPLICIT_RET | TR_TE_EN_SIJUMP | TR_TE_EN_JTC |
+		  TR_TE_EN_BRANCH_PRED, 3, 0, 4, 6, SPOOR_COMPAT_REFERENCE },
+	};
+	unsigned passed = 0, failed = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: virt_roundtrip PROG.elf [VARIANT]\n");
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+		const struct variant *v = &variants[i];
+		struct spoor_params p;
+		struct vec got = { 0 };
+		uint64_t gaps = 0;
+		struct run r;
+		long d;
+
+		if (argc > 2 && strcmp(argv[2], v->name))
+			continue;
+		make_params(&p, spoor_iss_elf_xlen(argv[1]) == 32 ? 32 : 64, v);
+		if (run_board(argv[1], &p, v, &r) || decode(argv[1], &r, &p, v, &got, &gaps)) {
+			fprintf(stderr, "%s: %s: the board did not run\n", argv[1], v->name);
+			failed++;
+		} else if (getenv("VIRT_SAVE") && !save(getenv("VIRT_SAVE"), &r)) {
+			fprintf(stderr, "%s: %s: the board did not run\n", argv[1], v->name);
+			failed++;
+		} else if ((d = first_diff(&r.retired, &got)) >= 0 || gaps) {
+			fprintf(stderr, "%s: %s: %zu retired, %zu decoded, %llu gaps, first "
+				"difference at %ld: 0x%llx vs 0x%llx (%zu trace bytes)\n", argv[1],
+				v->name, r.retired.n, got.n, (unsigned long long)gaps, d,
+				d >= 0 && (size_t)d < r.retired.n ?
+				(unsigned long long)r.retired.v[d] : 0ull,
+				d >= 0 && (size_t)d < got.n ? (unsigned long long)got.v[d] : 0ull,
+				r.pib.n);
+			failed++;
+		} else {
+			printf("%s: %s: %zu instructions, %zu trace bytes (%.3f bits/instruction)\n",
+			       argv[1], v->name, r.retired.n, r.pib.n,
+			       8.0 * (double)r.pib.n / (double)r.retired.n);
+			passed++;
+		}
+		spoor_vtrace_free(r.tr);
+		spoor_iss_free(r.iss);
+		free(r.retired.v);
+		free(r.pib.b);
+		free(got.v);
+	}
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
