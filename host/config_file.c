@@ -37,9 +37,11 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	struct load_ctx *ctx = user;
 	int ret;
 
-	(void)section;
 	if (ctx->err)
 		return 0;
+	/* Board files keep their board and trace settings apart. */
+	if (!strcmp(section, "board") || !strcmp(section, "trace"))
+		return 1;
 	ret = spoor_params_set(ctx->p, name, value);
 	if (ret) {
 		ctx->err = ret;

@@ -26,6 +26,9 @@
 #define RAM_CONTROL_RW	(TR_SINK_ACTIVE | TR_SINK_ENABLE | TR_RAM_STOP_ON_WRAP)
 #define PIB_CONTROL_RW	(TR_SINK_ACTIVE | TR_SINK_ENABLE)
 
+/* Packets between two alignment sync sequences in the sinks' byte stream. */
+#define SYNC_EVERY	256
+
 struct spoor_vtrace {
 	struct spoor_vtrace_config cfg;
 	struct spoor_iss *iss;
@@ -167,6 +170,9 @@ static void drain(struct spoor_vtrace *tr)
 			continue;	/* longer than the encapsulation takes: dropped */
 		tr->st.packets++;
 		sink_bytes(tr, frame, (size_t)n);
+		/* Periodic alignment sequences let a probe join mid-stream. */
+		if (tr->st.packets % SYNC_EVERY == 0)
+			sink_sync(tr);
 	}
 }
 

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_stream.h"
+#include "spoor/board.h"
 #include "spoor/config_file.h"
 #include "spoor/error.h"
 
@@ -17,6 +18,7 @@
 #define MAX_SOURCE 65535	/* srcID is at most 16 bits */
 
 const char cli_stream_usage[] =
+	"  --board FILE         a board descriptor (boards/*.ini): parameters and encapsulation\n"
 	"  --params FILE        encoder parameters (*.scf or INI); default: spec defaults\n"
 	"  --param KEY=VALUE    set one parameter (after --params)\n"
 	"  --encap KIND         raw | siemens | atb | etrace-encap (default raw)\n"
@@ -42,6 +44,7 @@ static const struct option stream_options[CLI_STREAM_NOPTS] = {
 	{ "block-size", required_argument, NULL, CLI_OPT_BLOCK_SIZE },
 	{ "unsynced", no_argument, NULL, CLI_OPT_UNSYNCED },
 	{ "source", required_argument, NULL, CLI_OPT_SOURCE },
+	{ "board", required_argument, NULL, CLI_OPT_BOARD },
 };
 
 bool cli_parse_uint(const char *cmd, const char *opt, const char *s, unsigned long min,
@@ -136,6 +139,18 @@ int cli_stream_option(struct cli_stream *s, int c, const char *arg)
 	long v;
 
 	switch (c) {
+	case CLI_OPT_BOARD: {
+		struct spoor_board b;
+
+		spoor_board_init(&b);
+		if (spoor_board_load(&b, arg, &diag)) {
+			fprintf(stderr, "spoor %s: %s\n", s->cmd, diag.msg);
+			return -1;
+		}
+		s->params = b.params;
+		s->dcfg.encap = b.encap;
+		return 1;
+	}
 	case CLI_OPT_PARAMS:
 		if (spoor_params_load(&s->params, arg, &diag)) {
 			fprintf(stderr, "spoor %s: %s\n", s->cmd, diag.msg);

@@ -197,8 +197,8 @@ static int parse_args(struct decode *d, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
 		ret = cli_stream_option(&d->in, c, optarg);
-		if (ret < 0)
-			return c == CLI_OPT_PARAMS ? 1 : 2;
+		if (ret < 0)	/* a bad file, or a bad value */
+			return c == CLI_OPT_PARAMS || c == CLI_OPT_BOARD ? 1 : 2;
 		if (ret > 0)
 			continue;
 		switch (c) {

@@ -8,6 +8,7 @@
 static const struct spoor_cmd commands[] = {
 	{ "dump", "print the te_inst packets of a trace stream", cmd_dump },
 	{ "decode", "reconstruct the retired instructions of a trace stream", cmd_decode },
+	{ "virt", "run a program on the virtual board (JTAG, trace port)", cmd_virt },
 };
 
 static void usage(FILE *out)

@@ -22,7 +22,9 @@ struct spoor_diag {
 };
 
 /*
- * Sets every key=value of file @path in @p (sections are only headings).
+ * Sets every key=value of file @path in @p (sections are only headings,
+ * except that the [board] and [trace] sections of board files are skipped:
+ * see spoor/board.h).
  * Checks the result with spoor_params_check().  Returns 0, or
  * SPOOR_E_IO (errno set), SPOOR_E_SYNTAX, SPOOR_E_UNKNOWN_KEY,
  * SPOOR_E_BAD_VALUE, SPOOR_E_RANGE, SPOOR_E_BAD_CONFIG with @diag filled.

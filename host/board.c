@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/* Board descriptors (INI files, parsed with libinih). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "spoor/board.h"
+#include "spoor/encoder.h"
+#include "spoor/error.h"
+
+void spoor_board_init(struct spoor_board *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->xlen = 64;
+	b->ram_size = 128u << 20;
+	b->trace_base = 0x0d000000u;
+	spoor_params_init(&b->params);
+	b->params.iaddress_width_p = 64;
+	spoor_encap_config_init(&b->encap, SPOOR_ENCAP_SIEMENS);
+}
+
+/* Parses a number; returns 0 or SPOOR_E_BAD_VALUE. */
+static int number(const char *v, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(v, &end, 0);
+	return errno || end == v || *end ? SPOOR_E_BAD_VALUE : 0;
+}
+
+/* Parses "full-address, sijump, ..." into option bits; returns 0 or SPOOR_E_BAD_VALUE. */
+static int features(const char *v, uint32_t *out)
+{
+	static const struct { const char *name; uint32_t bit; } names[] = {
+		{ "implicit-return", SPOOR_ENC_IMPLICIT_RETURN },
+		{ "implicit-exception", SPOOR_ENC_IMPLICIT_EXCEPTION },
+		{ "full-address", SPOOR_ENC_FULL_ADDRESS },
+		{ "jump-target-cache", SPOOR_ENC_JUMP_TARGET_CACHE },
+		{ "branch-prediction", SPOOR_ENC_BRANCH_PREDICTION },
+		{ "sijump", SPOOR_ENC_SIJUMP },
+	};
+
+	*out = 0;
+	while (*v) {
+		size_t len, i;
+
+		v += strspn(v, " \t,");
+		len = strcspn(v, " \t,");
+		if (!len)
+			break;
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len && !strncmp(v, names[i].name, len))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return SPOOR_E_BAD_VALUE;
+		*out |= names[i].bit;
+		v += len;
+	}
+	return 0;
+}
+
+/* A [board] key; returns 0 or an error. */
+static int board_key(struct spoor_board *b, const char *name, const char *v)
+{
+	uint64_t n;
+
+	if (!strcmp(name, "isa")) {
+		if (!strncmp(v, "rv32", 4))
+			b->xlen = 32;
+		else if (!strncmp(v, "rv64", 4))
+			b->xlen = 64;
+		else
+			return SPOOR_E_BAD_VALUE;
+		return 0;
+	}
+	if (number(v, &n))
+		return SPOOR_E_BAD_VALUE;
+	if (!strcmp(name, "ram_size")) {
+		if (!n || (n & 0xfff) || n > (UINT64_C(1) << 32))
+			return SPOOR_E_RANGE;
+		b->ram_size = n;
+	} else if (!strcmp(name, "trace_base")) {
+		if (n & 0xfff)
+			return SPOOR_E_RANGE;
+		b->trace_base = n;
+	} else {
+		return SPOOR_E_UNKNOWN_KEY;
+	}
+	return 0;
+}
+
+/* A [trace] key; returns 0 or an error. */
+static int trace_key(struct spoor_board *b, const char *name, const char *v)
+{
+	enum spoor_encap_kind kind;
+	uint64_t n;
+
+	if (!strcmp(name, "encap")) {
+		if (spoor_encap_kind_parse(v, &kind))
+			return SPOOR_E_BAD_VALUE;
+		spoor_encap_config_init(&b->encap, kind);
+		return 0;
+	}
+	if (!strcmp(name, "features"))
+		return features(v, &b->features);
+	if (number(v, &n))
+		return SPOOR_E_BAD_VALUE;
+	if (!strcmp(name, "src_bits") && n <= 12)
+		b->encap.src_bits = (unsigned)n;
+	else if (!strcmp(name, "ts_bytes") && n <= 8)
+		b->encap.ts_bytes = (unsigned)n;
+	else if (!strcmp(name, "type_bits") && n <= 8)
+		b->encap.type_bits = (unsigned)n;
+	else if (!strcmp(name, "src_id") && n < 4096)
+		b->src_id = (uint32_t)n;
+	else if (!strcmp(name, "src_bits") || !strcmp(name, "ts_bytes") ||
+		 !strcmp(name, "type_bits") || !strcmp(name, "src_id"))
+		return SPOOR_E_RANGE;
+	else
+		return SPOOR_E_UNKNOWN_KEY;
+	return 0;
+}
+
+struct load_ctx {
+	FILE *f;
+	const char *path;
+	unsigned line;
+	struct spoor_board *b;
+	struct spoor_diag *diag;
+	int err;
+};
+
+/* libinih reader counting lines. */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct load_ctx *ctx = stream;
+	char *s = fgets(str, num, ctx->f);
+
+	if (s)
+		ctx->line++;
+	return s;
+}
+
+/* libinih handler: returns 1 to go on, 0 on the first bad key. */
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct load_ctx *ctx = user;
+	int ret;
+
+	if (ctx->err)
+		return 0;
+	if (!strcmp(section, "board"))
+		ret = board_key(ctx->b, name, value);
+	else if (!strcmp(section, "trace"))
+		ret = trace_key(ctx->b, name, value);
+	else
+		ret = spoor_params_set(&ctx->b->params, name, value);
+	if (ret) {
+		ctx->err = ret;
+		snprintf(ctx->diag->msg, sizeof(ctx->diag->msg), "%s:%u: [%s] key '%s' = '%s': %s",
+			 ctx->path, ctx->line, section, name, value, spoor_errstr(ret));
+		return 0;
+	}
+	return 1;
+}
+
+int spoor_board_load(struct spoor_board *b, const char *path, struct spoor_diag *diag)
+{
+	struct load_ctx ctx = { .path = path, .b = b, .diag = diag };
+	const char *why;
+	int ret;
+
+	if (!b || !path || !diag)
+		return SPOOR_E_INVAL;
+	diag->msg[0] = '\0';
+	ctx.f = fopen(path, "r");
+	if (!ctx.f) {
+		snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path, strerror(errno));
+		return SPOOR_E_IO;
+	}
+	ret = ini_parse_stream(read_line, &ctx, on_key, &ctx);
+	fclose(ctx.f);
+	if (ctx.err)
+		return ctx.err;
+	if (ret) {
+		snprintf(diag->msg, sizeof(diag->msg), "%s:%d: syntax error", path, ret);
+		return SPOOR_E_SYNTAX;
+	}
+	ret = spoor_params_check(&b->params, &why);
+	if (!ret && spoor_encap_config_check(&b->encap)) {
+		why = "the [trace] encapsulation settings do not fit the encapsulation";
+		ret = SPOOR_E_BAD_CONFIG;
+	}
+	if (!ret && b->params.iaddress_width_p != b->xlen) {
+		why = "iaddress_width_p differs from the ISA's XLEN";
+		ret = SPOOR_E_BAD_CONFIG;
+	}
+	if (ret)
+		snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path, why);
+	return ret;
+}
