@@ -39,9 +39,10 @@ struct virt {
 	struct spoor_board board;
 	const char *board_path;
 	unsigned jtag_port, trace_port;
-	bool halt_on_start, trace_on_start, exit_on_end;
+	bool halt_on_start, trace_on_start, exit_on_end, wait_probe;
 	const char *capture;	/* also write the trace port's bytes here */
 	const char *elf;
+	uint64_t entry;		/* the program's entry point */
 	struct spoor_iss *iss;
 	struct spoor_vtrace *tr;
 	int trace_listen, trace_client;
@@ -70,6 +71,7 @@ static void virt_usage(FILE *out)
 	      "                       as a debugger writing the trace control registers would\n"
 	      "  --capture FILE       also write the trace port's bytes to FILE\n"
 	      "  --exit               exit when the program exits (with its code)\n"
+	      "  --wait-probe         hold the hart until a probe connects to the trace port\n"
 	      "  -h, --help           this help\n"
 	      "Prints the ports it listens on (127.0.0.1 only), then the UART output.\n"
 	      "Ctrl-C stops it.\n", out);
@@ -77,7 +79,7 @@ static void virt_usage(FILE *out)
 
 enum {
 	OPT_BOARD = 256, OPT_JTAG_PORT, OPT_TRACE_PORT, OPT_HALT, OPT_TRACE_ON, OPT_CAPTURE,
-	OPT_EXIT,
+	OPT_EXIT, OPT_WAIT_PROBE,
 };
 
 /* Parses the command line; returns 0, -1 (help shown) or an exit status. */
@@ -91,6 +93,7 @@ static int parse_args(struct virt *v, int argc, char **argv)
 		{ "trace-on-start", no_argument, NULL, OPT_TRACE_ON },
 		{ "capture", required_argument, NULL, OPT_CAPTURE },
 		{ "exit", no_argument, NULL, OPT_EXIT },
+		{ "wait-probe", no_argument, NULL, OPT_WAIT_PROBE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -126,6 +129,9 @@ static int parse_args(struct virt *v, int argc, char **argv)
 			break;
 		case OPT_EXIT:
 			v->exit_on_end = true;
+			break;
+		case OPT_WAIT_PROBE:
+			v->wait_probe = true;
 			break;
 		case 'h':
 			virt_usage(stdout);
@@ -238,6 +244,18 @@ static void trace_on(struct virt *v)
 			    4u << TR_TE_SYNC_MAX_SHIFT);
 }
 
+/* Runs through the boot ROM untraced, then turns tracing on at the entry. */
+static void start_tracing(struct virt *v)
+{
+	uint64_t pc = 0;
+
+	for (int i = 0; i < 64 && pc != v->entry; i++) {
+		spoor_iss_step(v->iss, 1);
+		spoor_iss_read_reg(v->iss, SPOOR_ISS_REG_PC, &pc);
+	}
+	trace_on(v);
+}
+
 /* The hart's trace features (what the board's parameters allow). */
 static uint32_t hw_features(const struct spoor_board *b)
 {
@@ -302,16 +320,9 @@ static int build(struct virt *v)
 		return 1;
 	}
 	spoor_iss_set_hook(v->iss, spoor_vtrace_event, v->tr);
-	if (v->trace_on_start) {
-		/* Through the boot ROM untraced: tracing starts at the program's entry. */
-		uint64_t pc = 0;
-
-		for (int i = 0; i < 64 && pc != entry; i++) {
-			spoor_iss_step(v->iss, 1);
-			spoor_iss_read_reg(v->iss, SPOOR_ISS_REG_PC, &pc);
-		}
-		trace_on(v);
-	}
+	v->entry = entry;
+	if (v->trace_on_start && !v->wait_probe)
+		start_tracing(v);
 	if (v->halt_on_start)
 		spoor_iss_enter_debug(v->iss, SPOOR_ISS_DEBUG_HALTREQ);
 	return 0;
@@ -328,8 +339,14 @@ static int serve(struct virt *v, struct spoor_dm *dm, struct spoor_bitbang *bb)
 		int ev = spoor_bitbang_poll(bb, running ? 0 : IDLE_WAIT_MS);
 		int r;
 
-		if (poll(&pfd, 1, 0) > 0)
+		if (poll(&pfd, 1, v->wait_probe && v->trace_client < 0 ? IDLE_WAIT_MS : 0) > 0)
 			trace_accept(v);
+		if (v->wait_probe && v->trace_client < 0)
+			continue;	/* the hart waits for the probe */
+		if (v->wait_probe && v->trace_on_start) {
+			v->trace_on_start = false;
+			start_tracing(v);
+		}
 		if (ev < 0) {
 			fprintf(stderr, "spoor virt: jtag: %s\n", spoor_errstr(ev));
 			return 1;
