@@ -40,7 +40,9 @@ start_virt() {
 	DEBUG_PIDS="$DEBUG_PIDS $!"
 	JTAG_PORT=""
 	for _ in $(seq 100); do
-		JTAG_PORT=$(sed -n 's/^jtag: 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$VIRT_LOG")
+		# The log may not exist yet: the background shell creates it.
+		JTAG_PORT=$(sed -n 's/^jtag: 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$VIRT_LOG" 2>/dev/null ||
+			true)
 		[ -n "$JTAG_PORT" ] && return 0
 		sleep 0.1
 	done
@@ -58,7 +60,7 @@ start_openocd() {
 	GDB_PORT=""
 	for _ in $(seq 100); do
 		GDB_PORT=$(sed -n 's/.*Listening on port \([0-9]*\) for gdb connections.*/\1/p' \
-			"$OCD_LOG")
+			"$OCD_LOG" 2>/dev/null || true)
 		[ -n "$GDB_PORT" ] && return 0
 		sleep 0.1
 	done

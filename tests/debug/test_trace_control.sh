@@ -12,7 +12,7 @@ timeout "$DEBUG_TIMEOUT" "$spoor" virt --board "$board" --halt-on-start "$elf" >
 DEBUG_PIDS="$DEBUG_PIDS $!"
 JTAG_PORT=""
 for _ in $(seq 100); do
-	JTAG_PORT=$(sed -n 's/^jtag: 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log")
+	JTAG_PORT=$(sed -n 's/^jtag: 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$log" 2>/dev/null || true)
 	[ -n "$JTAG_PORT" ] && break
 	sleep 0.1
 done

@@ -34,7 +34,7 @@ timeout 60 "$spoor" virt --board "$board" --trace-on-start --wait-probe --exit "
 	>"$tmp/out2" 2>"$tmp/err2" &
 pids+=($!)
 for _ in $(seq 100); do
-	port=$(sed -n 's/^trace: 127.0.0.1:\([0-9]*\) .*/\1/p' "$tmp/out2")
+	port=$(sed -n 's/^trace: 127.0.0.1:\([0-9]*\) .*/\1/p' "$tmp/out2" 2>/dev/null)
 	[ -n "$port" ] && break
 	sleep 0.1
 done
