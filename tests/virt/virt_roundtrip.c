@@ -108,9 +108,12 @@ static void make_params(struct spoor_params *p, unsigned xlen, const struct vari
 	p->ioption_bit[SPOOR_IOPT_SIJUMP] = 5;
 }
 
-/* Runs @elf with tracing per @v; returns 0 or -1. */
+/*
+ * Runs @elf with tracing per @v; with @stop_at > 0, tracing stops after that
+ * many executed instructions instead of at the program's end.  Returns 0 or -1.
+ */
 static int run_board(const char *elf, const struct spoor_params *p, const struct variant *v,
-		     struct run *r)
+		     uint64_t stop_at, struct run *r)
 {
 	struct spoor_iss_config icfg = { 0 };
 	struct spoor_vtrace_config tcfg = { .params = p, .features = 0x3f };
@@ -146,6 +149,12 @@ static int run_board(const char *elf, const struct spoor_params *p, const struct
 	spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_TE + TR_CONTROL, 4,
 			    TR_TE_ACTIVE | TR_TE_ENABLE | TR_TE_INST_TRACING |
 			    2u << TR_TE_SYNC_MAX_SHIFT);
+	if (stop_at) {
+		ret = spoor_iss_step(r->iss, stop_at);
+		spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_TE + TR_CONTROL, 4,
+				    TR_TE_ACTIVE);
+		return ret == SPOOR_ISS_STOP_COUNT || ret == SPOOR_ISS_STOP_EXIT ? 0 : -1;
+	}
 	do
 		ret = spoor_iss_step(r->iss, 1u << 20);
 	while (ret == SPOOR_ISS_STOP_COUNT && spoor_iss_instret(r->iss) < 50000000);
@@ -269,6 +278,20 @@ static long first_diff(const struct vec *a, const struct vec *b)
 	return a->n == b->n ? -1 : (long)n;
 }
 
+/* The number of instructions @elf executes (0 if it does not run). */
+static unsigned program_length(const char *elf)
+{
+	struct spoor_iss_config cfg = { .xlen = spoor_iss_elf_xlen(elf) == 32 ? 32 : 64 };
+	struct spoor_iss *iss = spoor_iss_new(&cfg);
+	uint64_t n = 0;
+
+	if (iss && !spoor_iss_load_elf(iss, elf, NULL) &&
+	    spoor_iss_step(iss, 50000000) == SPOOR_ISS_STOP_EXIT)
+		n = spoor_iss_instret(iss);
+	spoor_iss_free(iss);
+	return (unsigned)n;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct variant variants[] = {
@@ -285,22 +308,44 @@ int main(int argc, char **argv)
 	};
 	unsigned passed = 0, failed = 0;
 
+	unsigned stops = 1, stop_step = 0;
+
 	if (argc < 2) {
-		fprintf(stderr, "usage: virt_roundtrip PROG.elf [VARIANT]\n");
+		fprintf(stderr, "usage: virt_roundtrip PROG.elf [VARIANT [STOPS STEP]]\n"
+			"  STOPS > 1: stop tracing after STEP, 2*STEP, ... instructions\n"
+			"  (STEP 0: spread the STOPS points over the program)\n");
 		return 2;
 	}
-	for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
-		const struct variant *v = &variants[i];
+	if (argc > 4) {
+		stops = (unsigned)strtoul(argv[3], NULL, 0);
+		stop_step = (unsigned)strtoul(argv[4], NULL, 0);
+		if (!stop_step)
+			stop_step = program_length(argv[1]) / (stops + 1) + 1;
+	}
+	for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]) * stops; i++) {
+		const struct variant *v = &variants[i % (sizeof(variants) / sizeof(variants[0]))];
+		uint64_t stop_at = stop_step ? (uint64_t)stop_step * (i / (sizeof(variants) /
+							 sizeof(variants[0])) + 1) : 0;
 		struct spoor_params p;
 		struct vec got = { 0 };
 		uint64_t gaps = 0;
 		struct run r;
 		long d;
 
-		if (argc > 2 && strcmp(argv[2], v->name))
+		/*
+		 * "no-implicit-return" leaves out the implicit return variants:
+		 * E-Trace 2.0's irdepth cannot always say which of several
+		 * returns to the same address (recursion) a final packet
+		 * reports (spec issue #254), so tracing stopped at an arbitrary
+		 * point may decode a few instructions short.
+		 */
+		if (argc > 2 && strcmp(argv[2], v->name) && strcmp(argv[2], "all") &&
+		    !(!strcmp(argv[2], "no-implicit-return") &&
+		      !(v->features & TR_TE_EN_IMPLICIT_RET)))
 			continue;
 		make_params(&p, spoor_iss_elf_xlen(argv[1]) == 32 ? 32 : 64, v);
-		if (run_board(argv[1], &p, v, &r) || decode(argv[1], &r, &p, v, &got, &gaps)) {
+		if (run_board(argv[1], &p, v, stop_at, &r) ||
+		    decode(argv[1], &r, &p, v, &got, &gaps)) {
 			fprintf(stderr, "%s: %s: the board did not run\n", argv[1], v->name);
 			failed++;
 		} else if (getenv("VIRT_SAVE") && !save(getenv("VIRT_SAVE"), &r)) {
