@@ -88,6 +88,12 @@ struct variant {
 	uint32_t features;	/* trTeInstFeatures */
 	unsigned rss, ccs, cache, bpred;
 	uint32_t compat;	/* decoder rules */
+	/*
+	 * Only when named: implicit exception needs the trap vector the
+	 * decoder is given (the last mtvec/stvec) to be the one of every trap,
+	 * which programs that move their trap vector do not satisfy.
+	 */
+	bool only_named;
 };
 
 /* Encoder parameters for @xlen and @v. */
@@ -188,6 +194,9 @@ static int decode(const char *elf, struct run *r, const struct spoor_params *p,
 	    spoor_image_add_raw(img, "rom", SPOOR_ISS_ROM_BASE, rom, sizeof(rom)))
 		goto out;
 	cfg.image = img;
+	/* Implicit exception: the decoder knows the trap vectors (as set last). */
+	spoor_iss_read_csr(r->iss, 0x305, &cfg.mtvec);
+	spoor_iss_read_csr(r->iss, 0x105, &cfg.stvec);
 	dec = spoor_decoder_new(&cfg);
 	spoor_encap_config_init(&dcfg.encap, SPOOR_ENCAP_SIEMENS);
 	df = spoor_deframe_new(&dcfg);
@@ -303,6 +312,7 @@ int main(int argc, char **argv)
 		{ "sijump", TR_TE_EN_SIJUMP, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE },
 		{ "jump-target-cache", TR_TE_EN_JTC, 0, 0, 4, 0, SPOOR_COMPAT_REFERENCE },
 		{ "branch-prediction", TR_TE_EN_BRANCH_PRED, 0, 0, 0, 6, SPOOR_COMPAT_REFERENCE },
+		{ "implicit-exception", TR_TE_NO_TRAP_ADDR, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE, true },
 		{ "everything", TR_TE_EN_IMPLICIT_RET | TR_TE_EN_SIJUMP | TR_TE_EN_JTC |
 		  TR_TE_EN_BRANCH_PRED, 3, 0, 4, 6, SPOOR_COMPAT_REFERENCE },
 	};
@@ -342,6 +352,8 @@ int main(int argc, char **argv)
 		if (argc > 2 && strcmp(argv[2], v->name) && strcmp(argv[2], "all") &&
 		    !(!strcmp(argv[2], "no-implicit-return") &&
 		      !(v->features & TR_TE_EN_IMPLICIT_RET)))
+			continue;
+		if (v->only_named && (argc < 3 || strcmp(argv[2], v->name)))
 			continue;
 		make_params(&p, spoor_iss_elf_xlen(argv[1]) == 32 ? 32 : 64, v);
 		if (run_board(argv[1], &p, v, stop_at, &r) ||
