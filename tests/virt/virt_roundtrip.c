@@ -304,17 +304,17 @@ static unsigned program_length(const char *elf)
 int main(int argc, char **argv)
 {
 	static const struct variant variants[] = {
-		{ "differential", 0, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE },
-		{ "full-address", TR_TE_NO_ADDR_DIFF, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE },
-		{ "implicit-return-stack", TR_TE_EN_IMPLICIT_RET, 3, 0, 0, 0, SPOOR_COMPAT_REFERENCE },
+		{ "differential", 0, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE, false },
+		{ "full-address", TR_TE_NO_ADDR_DIFF, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE, false },
+		{ "implicit-return-stack", TR_TE_EN_IMPLICIT_RET, 3, 0, 0, 0, SPOOR_COMPAT_REFERENCE, false },
 		{ "implicit-return-counter", TR_TE_EN_IMPLICIT_RET, 0, 4, 0, 0,
-		  SPOOR_COMPAT_REFERENCE },
-		{ "sijump", TR_TE_EN_SIJUMP, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE },
-		{ "jump-target-cache", TR_TE_EN_JTC, 0, 0, 4, 0, SPOOR_COMPAT_REFERENCE },
-		{ "branch-prediction", TR_TE_EN_BRANCH_PRED, 0, 0, 0, 6, SPOOR_COMPAT_REFERENCE },
+		  SPOOR_COMPAT_REFERENCE, false },
+		{ "sijump", TR_TE_EN_SIJUMP, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE, false },
+		{ "jump-target-cache", TR_TE_EN_JTC, 0, 0, 4, 0, SPOOR_COMPAT_REFERENCE, false },
+		{ "branch-prediction", TR_TE_EN_BRANCH_PRED, 0, 0, 0, 6, SPOOR_COMPAT_REFERENCE, false },
 		{ "implicit-exception", TR_TE_NO_TRAP_ADDR, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE, true },
 		{ "everything", TR_TE_EN_IMPLICIT_RET | TR_TE_EN_SIJUMP | TR_TE_EN_JTC |
-		  TR_TE_EN_BRANCH_PRED, 3, 0, 4, 6, SPOOR_COMPAT_REFERENCE },
+		  TR_TE_EN_BRANCH_PRED, 3, 0, 4, 6, SPOOR_COMPAT_REFERENCE, false },
 	};
 	unsigned passed = 0, failed = 0;
 
