@@ -121,6 +121,8 @@ static void make_params(struct spoor_params *p, unsigned xlen, const struct vari
 static int run_board(const char *elf, const struct spoor_params *p, const struct variant *v,
 		     uint64_t stop_at, struct run *r)
 {
+	const char *he = getenv("VIRT_HALT_EVERY");
+	uint64_t halt_every = he ? strtoull(he, NULL, 0) : 0;
 	struct spoor_iss_config icfg = { 0 };
 	struct spoor_vtrace_config tcfg = { .params = p, .features = 0x3f };
 	struct spoor_iss_device dev;
@@ -155,6 +157,21 @@ static int run_board(const char *elf, const struct spoor_params *p, const struct
 	spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_TE + TR_CONTROL, 4,
 			    TR_TE_ACTIVE | TR_TE_ENABLE | TR_TE_INST_TRACING |
 			    2u << TR_TE_SYNC_MAX_SHIFT);
+	if (halt_every) {
+		/* A debugger halts the hart now and then; tracing pauses and resumes. */
+		do {
+			ret = spoor_iss_step(r->iss, halt_every);
+			if (ret != SPOOR_ISS_STOP_COUNT)
+				break;
+			spoor_iss_enter_debug(r->iss, SPOOR_ISS_DEBUG_HALTREQ);
+			ret = spoor_iss_step(r->iss, 1);
+			if (ret != SPOOR_ISS_STOP_HALTED || spoor_iss_resume(r->iss))
+				return -1;
+		} while (spoor_iss_instret(r->iss) < 50000000);
+		spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_TE + TR_CONTROL, 4,
+				    TR_TE_ACTIVE);
+		return ret == SPOOR_ISS_STOP_EXIT && spoor_iss_exit_code(r->iss) == 0 ? 0 : -1;
+	}
 	if (stop_at) {
 		ret = spoor_iss_step(r->iss, stop_at);
 		spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_TE + TR_CONTROL, 4,
@@ -323,7 +340,9 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: virt_roundtrip PROG.elf [VARIANT [STOPS STEP]]\n"
 			"  STOPS > 1: stop tracing after STEP, 2*STEP, ... instructions\n"
-			"  (STEP 0: spread the STOPS points over the program)\n");
+			"  (STEP 0: spread the STOPS points over the program)\n"
+			"  VIRT_HALT_EVERY=N in the environment: halt and resume the hart\n"
+			"  every N instructions (tracing pauses in Debug Mode)\n");
 		return 2;
 	}
 	if (argc > 4) {
