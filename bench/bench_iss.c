@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "iss.h"
+#include "trace.h"
 #include "spoor/error.h"
 
 /* Returns the monotonic time in seconds. */
@@ -40,12 +41,26 @@ static void hook(void *ctx, const struct spoor_iss_event *ev)
 	t->bytes += ev->size;
 }
 
+/* The trace port's bytes while tracing: counted. */
+static void pib_count(void *ctx, const uint8_t *b, size_t n)
+{
+	(void)b;
+	*(uint64_t *)ctx += n;
+}
+
+/* Modes of a run: no hook, a counting hook, the E-Trace encoder (trace unit). */
+enum { MODE_OFF, MODE_HOOK, MODE_TRACE };
+
 /* Runs @elf once; returns the seconds taken and sets *@insns (executed). */
-static double run_once(const char *elf, int xlen, int with_hook, uint64_t *insns,
-		       struct tally *t)
+static double run_once(const char *elf, int xlen, int mode, uint64_t *insns, struct tally *t)
 {
 	struct spoor_iss_config cfg = { .xlen = (unsigned)xlen };
 	struct spoor_iss *iss = spoor_iss_new(&cfg);
+	struct spoor_params p;
+	struct spoor_vtrace *tr = NULL;
+	struct spoor_vtrace_config tcfg = { .params = &p, .xlen = (unsigned)xlen,
+					    .features = 0x3f, .pib_out = pib_count,
+					    .pib_ctx = &t->bytes };
 	double t0, t1;
 	int r;
 
@@ -53,8 +68,23 @@ static double run_once(const char *elf, int xlen, int with_hook, uint64_t *insns
 		fprintf(stderr, "bench_iss: cannot load %s\n", elf);
 		exit(1);
 	}
-	if (with_hook)
+	if (mode == MODE_HOOK)
 		spoor_iss_set_hook(iss, hook, t);
+	if (mode == MODE_TRACE) {
+		/* The virtual board's encoder, Siemens framing, on the trace port. */
+		spoor_params_init(&p);
+		p.iaddress_width_p = (unsigned)xlen;
+		p.ecause_width_p = 6;
+		spoor_encap_config_init(&tcfg.encap, SPOOR_ENCAP_SIEMENS);
+		tr = spoor_vtrace_new(&tcfg, iss);
+		if (!tr)
+			exit(1);
+		spoor_iss_set_hook(iss, spoor_vtrace_event, tr);
+		spoor_vtrace_write(tr, SPOOR_VTRACE_PIB + TR_CONTROL, 4,
+				   TR_SINK_ACTIVE | TR_SINK_ENABLE);
+		spoor_vtrace_write(tr, SPOOR_VTRACE_TE + TR_CONTROL, 4,
+				   TR_TE_ACTIVE | TR_TE_ENABLE | TR_TE_INST_TRACING);
+	}
 	t0 = now();
 	r = spoor_iss_step(iss, 2000000000);
 	t1 = now();
@@ -63,6 +93,7 @@ static double run_once(const char *elf, int xlen, int with_hook, uint64_t *insns
 		exit(1);
 	}
 	spoor_iss_read_csr(iss, 0xb00, insns);	/* mcycle: executed instructions */
+	spoor_vtrace_free(tr);
 	spoor_iss_free(iss);
 	return t1 - t0;
 }
@@ -90,19 +121,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_iss: %s: %s\n", elf, spoor_errstr(xlen));
 		return 1;
 	}
-	for (int with_hook = 1; with_hook >= 0; with_hook--) {
+	for (int mode = MODE_TRACE; mode >= MODE_OFF; mode--) {
+		static const char *const names[] = { "hook off", "hook on", "tracing on" };
 		struct tally t = { 0 };
 		double best = 1e30;
 		uint64_t insns = 0;
 
 		for (int i = 0; i < runs; i++) {
-			double s = run_once(elf, xlen, with_hook, &insns, &t);
+			double s = run_once(elf, xlen, mode, &insns, &t);
 
 			if (s < best)
 				best = s;
 		}
-		printf("%s, RV%d, hook %s: %" PRIu64 " instructions in %.3f s: %.1f MIPS\n",
-		       elf, xlen, with_hook ? "on" : "off", insns, best, (double)insns / best / 1e6);
+		printf("%s, RV%d, %s: %" PRIu64 " instructions in %.3f s: %.1f MIPS\n",
+		       elf, xlen, names[mode], insns, best, (double)insns / best / 1e6);
+		if (mode == MODE_TRACE)
+			printf("  trace port: %.3f bits/instruction\n",
+			       8.0 * (double)t.bytes / runs / (double)insns);
 	}
 	return 0;
 }

@@ -36,8 +36,10 @@ struct spoor_vtrace {
 	uint64_t ram_start, ram_limit, ram_wp;	/* wp: word address | wrap flag (bit 0) */
 	struct spoor_encoder *enc;		/* while tracing */
 	bool halted;
-	bool have_prev;				/* prev holds the last retired instruction */
+	bool have_prev;				/* there is a last retired instruction */
+	bool prev_decoded;			/* prev holds it (else only prev_raw) */
 	struct spoor_insn prev;
+	uint32_t prev_raw;
 	uint8_t word[4];			/* RAM sink bytes not yet written */
 	unsigned nword;
 	struct spoor_vtrace_stats st;
@@ -229,9 +231,21 @@ static bool make_record(struct spoor_vtrace *tr, const struct spoor_iss_event *e
 	struct spoor_insn in;
 	bool sijump;
 
-	memset(rec, 0, sizeof(*rec));
 	if (ev->kind == SPOOR_ISS_EV_DEBUG)
 		return false;
+	memset(rec, 0, sizeof(*rec));
+	if (ev->kind == SPOOR_ISS_EV_RETIRE && !ev->flags) {
+		/* Sequential code, most of any program: itype 0, no decoding;
+		 * the instruction is decoded later only if a jump needs it. */
+		rec->iaddr = ev->pc;
+		rec->priv = ev->priv;
+		rec->ilastsize = ev->size == 4;
+		rec->iretire = 1;
+		tr->prev_raw = ev->insn;
+		tr->have_prev = true;
+		tr->prev_decoded = false;
+		return true;
+	}
 	spoor_insn_decode(ev->insn, tr->cfg.xlen, &in);
 	rec->iaddr = ev->pc;
 	rec->priv = ev->priv;
@@ -252,6 +266,10 @@ static bool make_record(struct spoor_vtrace *tr, const struct spoor_iss_event *e
 		rec->tval = ev->tval;
 		break;
 	default:
+		if (tr->have_prev && !tr->prev_decoded && in.cls == SPOOR_INSN_JALR) {
+			spoor_insn_decode(tr->prev_raw, tr->cfg.xlen, &tr->prev);
+			tr->prev_decoded = true;
+		}
 		sijump = tr->have_prev && in.cls == SPOOR_INSN_JALR &&
 			 (tr->prev.flags & SPOOR_INSN_UPPER) && tr->prev.rd == in.rs1;
 		rec->sijump = sijump && (tr->te_features & TR_TE_EN_SIJUMP);
@@ -260,6 +278,7 @@ static bool make_record(struct spoor_vtrace *tr, const struct spoor_iss_event *e
 		break;
 	}
 	tr->prev = in;
+	tr->prev_decoded = true;
 	tr->have_prev = ev->kind == SPOOR_ISS_EV_RETIRE;
 	return true;
 }
