@@ -2,7 +2,8 @@
 /*
  * spike instruction traces to encoder ingress records (the reference flow's
  * post-iss step): the itype of a row comes from its instruction bits
- * (spoor_insn_decode()), the outcome of a branch from the next row.
+ * (spoor_insn_decode(), spoor_ingress_itype()), the outcome of a branch
+ * from the next row.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <zlib.h>
 
 #include "spoor/error.h"
+#include "spoor/ingress.h"
 #include "spoor/insn.h"
 #include "spoor/spike_trace.h"
 
@@ -133,32 +135,6 @@ static int read_row(struct spoor_spike_reader *r, struct spike_row *row)
 	}
 }
 
-/* Returns the itype of a jump (@uninf: uninferable) by the configured link-register rules. */
-static unsigned jump_itype(const struct spoor_spike_reader *r, const struct spoor_insn *in,
-			   bool uninf)
-{
-	bool call, ret;
-
-	if (r->cfg.itype_width == 3)
-		return uninf ? SPOOR_ITYPE_UNINFERABLE : SPOOR_ITYPE_NONE;
-	if (r->cfg.flags & SPOOR_SPIKE_X1X5) {
-		call = in->flags & SPOOR_INSN_CALL;
-		ret = uninf && (in->flags & SPOOR_INSN_RETURN);
-	} else {
-		call = in->rd == 1;
-		ret = uninf && in->rs1 == 1 && in->rd == 0;
-	}
-	if (call && ret)
-		return SPOOR_ITYPE_COROUTINE_SWAP;
-	if (call)
-		return uninf ? SPOOR_ITYPE_UNINF_CALL : SPOOR_ITYPE_INF_CALL;
-	if (ret)
-		return SPOOR_ITYPE_RETURN;
-	if (in->rd == 0)
-		return uninf ? SPOOR_ITYPE_UNINF_JUMP : SPOOR_ITYPE_INF_JUMP;
-	return uninf ? SPOOR_ITYPE_UNINF_OTHER : SPOOR_ITYPE_INF_OTHER;
-}
-
 /* Returns true when @in jumps to a target the previous row's auipc/lui/c.lui fixed. */
 static bool is_sijump(const struct spoor_spike_reader *r, const struct spoor_insn *in)
 {
@@ -171,26 +147,17 @@ static unsigned row_itype(struct spoor_spike_reader *r, const struct spike_row *
 			  const struct spike_row *next, const struct spoor_insn *in,
 			  struct spoor_ingress *rec)
 {
-	bool ref = r->cfg.flags & SPOOR_SPIKE_REFERENCE;
+	uint32_t flags = 0;
+	bool taken;
 
-	switch (in->cls) {
-	case SPOOR_INSN_BRANCH:
-		/* The last row's outcome is unknown: taken, like the reference. */
-		if (next && next->addr == row->addr + in->len)
-			return SPOOR_ITYPE_NOT_TAKEN;
-		return SPOOR_ITYPE_TAKEN;
-	case SPOOR_INSN_JUMP:
-		return jump_itype(r, in, false);
-	case SPOOR_INSN_JALR:
-		rec->sijump = is_sijump(r, in);
-		return jump_itype(r, in, !(ref && rec->sijump));
-	case SPOOR_INSN_XRET:
-		if (!ref)
-			return SPOOR_ITYPE_TRAP_RETURN;
-		return r->cfg.itype_width == 3 ? SPOOR_ITYPE_UNINFERABLE : SPOOR_ITYPE_UNINF_OTHER;
-	default:
-		return SPOOR_ITYPE_NONE;
-	}
+	if (r->cfg.flags & SPOOR_SPIKE_REFERENCE)
+		flags |= SPOOR_INGRESS_REFERENCE;
+	if (r->cfg.flags & SPOOR_SPIKE_X1X5)
+		flags |= SPOOR_INGRESS_X1X5;
+	/* The last row's outcome is unknown: taken, like the reference. */
+	taken = !next || next->addr != row->addr + in->len;
+	rec->sijump = in->cls == SPOOR_INSN_JALR && is_sijump(r, in);
+	return spoor_ingress_itype(in, taken, rec->sijump, r->cfg.itype_width, flags);
 }
 
 /* Returns 0 after turning @row into the ingress record @rec, or SPOOR_E_BAD_INSN. */

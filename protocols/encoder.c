@@ -27,8 +27,15 @@
  *    empty and (stack only) its top equals the actual target; it is popped.
  *    A mispredicted return is reported as an updiscon with irreport set and
  *    irdepth the stack depth (the decoder then takes the reported address and
- *    keeps its stack as it is, so the encoder does not pop either).  Every
- *    format 3.0/3.1 resets the depth (the decoder does).  irdepth is also
+ *    keeps its stack as it is, so the encoder does not pop either).  The
+ *    decoder takes the first return at that depth on its path for the one
+ *    reported (irdepth cannot always tell which return is meant: spec issue
+ *    #254), so when an implicit return since the last packet had the same
+ *    depth, the mispredicted return itself is reported first (notify).  When
+ *    its target traps, only the 3.1 with the handler address follows (a 3.1
+ *    with thaddr 0 has no irreport, and the 3.0 after it would let the
+ *    decoder pop).  Every format 3.0/3.1 resets the depth (the decoder
+ *    does).  irdepth is also
  *    reported for an inferred address when returns since the last call and
  *    no branch since the last return leave recursion ambiguous.  Co-routine
  *    swaps are always reported (the decoder never takes them as returns) and
@@ -62,8 +69,11 @@
  *    of the packet that follows one).  The target of an uninferable jump that
  *    is in the cache is sent as its index when that is not longer than the
  *    format 1/2 packet and no notify/updiscon bit is needed.
- *  - implicit exception: the option is reported in ioptions, but the trap
- *    address is always sent (the te_inst layout has no address-less 3.1).
+ *  - implicit exception: a format 3.1 with thaddr 1 has no address (the
+ *    decoder takes the handler from the trap vector); such packets must be
+ *    serialized with the layout spoor_encoder_layout() gives.  (The
+ *    reference sets the ioption but keeps the address, a stream that a
+ *    decoder honouring the option cannot parse: not reproduced.)
  *  - context: a change with ctype 2 or 3 (or at the target of an updiscon)
  *    is reported by a format 3.0 (ppccd), one with ctype 1 by a format 3.2
  *    on the first instruction without another packet.
@@ -81,7 +91,7 @@
 #include "spoor/error.h"
 
 #define QUEUE_SIZE 16		/* packets */
-#define STEP_ROOM 4		/* free queue slots a push or finish needs */
+#define STEP_ROOM 5		/* most packets one push (3) or finish (5) queues */
 #define MAX_BRANCHES 31
 #define TABLE_BITS_MAX 20	/* bpred and jump target cache index bits */
 #define STACK_BITS_MAX 16	/* return stack entries: 2^16 at most */
@@ -166,7 +176,7 @@ static inline uint64_t insn_size(const struct spoor_ingress *in)
 	return UINT64_C(2) << (in->ilastsize & 7);
 }
 
-/* Returns true when @opt is enabled. */
+/* Returns true when the option @o is enabled. */
 static inline bool opt(const struct spoor_encoder *enc, uint32_t o)
 {
 	return (enc->opts & o) != 0;
@@ -306,11 +316,10 @@ static void record_branch(struct spoor_encoder *enc, const struct slot *cur)
 	if (enc->bpred)
 		ok = bpred_step(enc, cur->in.iaddr, cur->taken) == cur->taken;
 	if (enc->pbc) {
-		if (ok) {
+		if (ok)
 			enc->pbc++;
-		} else {
+		else
 			enc->bp_fail = true;
-		}
 		return;
 	}
 	if (!cur->taken)
@@ -410,7 +419,9 @@ static void send_trap(struct spoor_encoder *enc, struct slot *cur, const struct 
 	spoor_te_set(pkt, SPOOR_TE_F_ECAUSE, exc->in.cause & mask_of(p->ecause_width_p));
 	spoor_te_set(pkt, SPOOR_TE_F_INTERRUPT, interrupt);
 	spoor_te_set(pkt, SPOOR_TE_F_THADDR, thaddr);
-	spoor_te_set(pkt, SPOOR_TE_F_ADDRESS, full_field(enc, cur->in.iaddr));
+	/* Implicit exception: the decoder knows the handler from the trap vector. */
+	if (!thaddr || !opt(enc, SPOOR_ENC_IMPLICIT_EXCEPTION))
+		spoor_te_set(pkt, SPOOR_TE_F_ADDRESS, full_field(enc, cur->in.iaddr));
 	if (!interrupt)
 		spoor_te_set(pkt, SPOOR_TE_F_TVAL, exc->in.tval & mask_of(p->iaddress_width_p));
 	if (thaddr) {
@@ -1015,6 +1026,13 @@ int spoor_encoder_next(struct spoor_encoder *enc, struct spoor_te_inst *pkt)
 	enc->q_head = (enc->q_head + 1) % QUEUE_SIZE;
 	enc->q_len--;
 	return 1;
+}
+
+uint32_t spoor_encoder_layout(const struct spoor_encoder *enc)
+{
+	if (!enc || !opt(enc, SPOOR_ENC_IMPLICIT_EXCEPTION))
+		return 0;
+	return SPOOR_TE_IMPLICIT_EXCEPTION;
 }
 
 int spoor_encoder_stats(const struct spoor_encoder *enc, struct spoor_encoder_stats *st)

@@ -36,7 +36,8 @@ struct args {
 
 static void usage(FILE *out)
 {
-	fputs("usage: spike_encode --params X.scf --ucf Y.ucf [OPTIONS] SPIKE[.gz] OUT.te_inst_raw\n"
+	fputs("usage: spike_encode --params X.scf --ucf Y.ucf [OPTIONS] SPIKE[.gz] "
+	      "OUT.te_inst_raw\n"
 	      "Encode a spike instruction trace with spoor's encoder model.\n\n"
 	      "  --params FILE     encoder parameters (*.scf)\n"
 	      "  --param KEY=VALUE set one parameter (after --params)\n"
@@ -228,8 +229,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 	return 0;
 }
 
-/* Returns 0 after writing @pkt as one raw frame to @out, or an error. */
-static int write_packet(const struct spoor_params *p, const struct spoor_te_inst *pkt, FILE *out)
+/* Returns 0 after writing @pkt (layout options @layout) as one raw frame to @out, or an error. */
+static int write_packet(const struct spoor_params *p, uint32_t layout,
+			const struct spoor_te_inst *pkt, FILE *out)
 {
 	static const struct spoor_encap_config raw = { .kind = SPOOR_ENCAP_RAW, .type_te_inst = 2,
 						       .type_te_data = 3 };
@@ -237,7 +239,7 @@ static int write_packet(const struct spoor_params *p, const struct spoor_te_inst
 	struct spoor_frame frm;
 	int n;
 
-	n = spoor_te_inst_encode(p, pkt, payload, sizeof(payload));
+	n = spoor_te_inst_encode_layout(p, layout, pkt, payload, sizeof(payload));
 	if (n < 0)
 		return n;
 	memset(&frm, 0, sizeof(frm));
@@ -257,7 +259,7 @@ static int drain(struct spoor_encoder *enc, const struct spoor_params *p, FILE *
 	int ret;
 
 	while ((ret = spoor_encoder_next(enc, &pkt)) == 1) {
-		ret = write_packet(p, &pkt, out);
+		ret = write_packet(p, spoor_encoder_layout(enc), &pkt, out);
 		if (ret)
 			return ret;
 	}

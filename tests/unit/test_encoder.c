@@ -21,7 +21,7 @@
 #include "spoor/spike_trace.h"
 #include "spoor/te_inst.h"
 
-#define MAX_PKTS 4096
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The itype3_debug setup of the spec's examples (full address, lsb 0). */
 static void debug_params(struct spoor_params *p)
@@ -401,6 +401,135 @@ static void test_jump_target_cache(void)
 	CHECK_EQ(pk[6].v[SPOOR_TE_F_QUAL_STATUS], SPOOR_TE_QUAL_ENDED_NTR);
 }
 
+/* Returns the packets for @recs (@n records) with @cfg, finished, in @pk. */
+static unsigned encode_all(const struct spoor_encoder_config *cfg, const struct spoor_ingress *recs,
+			   unsigned n, struct spoor_te_inst *pk, unsigned max)
+{
+	struct spoor_encoder *enc = spoor_encoder_new(cfg);
+	unsigned np = 0;
+
+	CHECK(enc != NULL);
+	if (!enc)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		push(enc, recs[i]);
+		np = drain(enc, pk, np, max);
+	}
+	CHECK_EQ(spoor_encoder_finish(enc), 0);
+	np = drain(enc, pk, np, max);
+	spoor_encoder_free(enc);
+	return np;
+}
+
+/* The deliberate differences between reference_quirks and the spec. */
+static void test_quirks(void)
+{
+	struct spoor_params p;
+	struct spoor_encoder_config cfg = { 0 };
+	struct spoor_ingress r[6];
+	struct spoor_te_inst pk[16];
+	unsigned n;
+
+	/* irdepth that reports nothing: all ones (reference) or updiscon's value */
+	debug_params(&p);
+	p.itype_width_p = 4;
+	p.call_counter_size_p = 9;
+	cfg.params = &p;
+	r[0] = rec(0x1000, SPOOR_ITYPE_NONE, 4);
+	r[1] = rec(0x1004, SPOOR_ITYPE_UNINF_JUMP, 4);
+	r[2] = rec(0x2000, SPOOR_ITYPE_NONE, 4);
+	r[3] = rec(0x2004, SPOOR_ITYPE_NONE, 4);
+	for (int q = 0; q < 2; q++) {
+		cfg.reference_quirks = q;
+		n = encode_all(&cfg, r, 4, pk, 16);
+		CHECK_EQ(n, 5);
+		if (n != 5)
+			continue;
+		CHECK_EQ(pk[2].v[SPOOR_TE_F_FORMAT], SPOOR_TE_FORMAT_ADDR);
+		CHECK_EQ(pk[2].v[SPOOR_TE_F_IRDEPTH], q ? 0x1ff : 0);
+		CHECK_EQ(pk[n - 1].v[SPOOR_TE_F_QUAL_STATUS], SPOOR_TE_QUAL_ENDED_REP);
+	}
+
+	/*
+	 * A resync due at an instruction that traps without retiring: the
+	 * reference sends a 3.0 with its address (a decoder takes it as
+	 * retired); the spec mode waits for the 3.1 of the handler.
+	 */
+	debug_params(&p);
+	cfg.resync_max = 1;
+	r[0] = rec(0x1000, SPOOR_ITYPE_NONE, 4);
+	r[1] = rec(0x1004, SPOOR_ITYPE_UNINFERABLE, 4);
+	r[2] = rec(0x2000, SPOOR_ITYPE_NONE, 4);
+	r[3] = rec(0x2004, SPOOR_ITYPE_NONE, 4);
+	r[4] = rec(0x2008, SPOOR_ITYPE_EXCEPTION, 4);
+	r[4].iretire = 0;
+	r[4].cause = 2;
+	r[5] = rec(0x3000, SPOOR_ITYPE_NONE, 4);
+	for (int q = 0; q < 2; q++) {
+		cfg.reference_quirks = q;
+		n = encode_all(&cfg, r, 6, pk, 16);
+		CHECK(n >= 6);
+		if (n < 6)
+			continue;
+		CHECK_EQ(pk[3].v[SPOOR_TE_F_FORMAT], SPOOR_TE_FORMAT_ADDR);	/* 0x2004 */
+		CHECK_EQ(pk[4].v[SPOOR_TE_F_FORMAT], SPOOR_TE_FORMAT_SYNC);
+		CHECK_EQ(pk[4].v[SPOOR_TE_F_SUBFORMAT],
+			 q ? SPOOR_TE_SYNC_START : SPOOR_TE_SYNC_TRAP);
+		CHECK_EQ(pk[4].v[SPOOR_TE_F_ADDRESS], q ? 0x2008 : 0x3000);
+		if (q)
+			CHECK_EQ(pk[5].v[SPOOR_TE_F_SUBFORMAT], SPOOR_TE_SYNC_TRAP);
+	}
+}
+
+/* Context and time in format 3, ppccd and imprecise changes, notify. */
+static void test_context_notify(void)
+{
+	struct spoor_params p;
+	struct spoor_encoder_config cfg = { 0 };
+	struct spoor_ingress r[9];
+	struct spoor_te_inst pk[16];
+	unsigned n;
+
+	debug_params(&p);
+	p.notime_p = 0;
+	p.time_width_p = 16;
+	cfg.params = &p;
+	cfg.options = SPOOR_ENC_FULL_ADDRESS;
+	for (unsigned i = 0; i < 9; i++) {
+		r[i] = rec(0x1000 + 4 * i, SPOOR_ITYPE_NONE, 4);
+		r[i].context = 1;
+		r[i].time = 100 + i;
+	}
+	r[2].context = 2;			/* imprecise: a 3.2 */
+	r[2].ctype = SPOOR_CTYPE_IMPRECISE;
+	for (unsigned i = 3; i < 9; i++)
+		r[i].context = 2;
+	r[4].itype = SPOOR_ITYPE_NOT_TAKEN;	/* a branch before a precise change */
+	r[5].context = 3;
+	r[5].ctype = SPOOR_CTYPE_PRECISE;
+	for (unsigned i = 6; i < 9; i++)
+		r[i].context = 3;
+	r[7].notify = true;
+	n = encode_all(&cfg, r, 9, pk, 16);
+	/* support, 3.0, 3.2, f1 (the branch), 3.0, f2 (notify), f2 (end), support */
+	CHECK_EQ(n, 8);
+	if (n != 8)
+		return;
+	CHECK_EQ(pk[1].v[SPOOR_TE_F_CONTEXT], 1);
+	CHECK_EQ(pk[1].v[SPOOR_TE_F_TIME], 100);
+	CHECK_EQ(pk[2].v[SPOOR_TE_F_SUBFORMAT], SPOOR_TE_SYNC_CONTEXT);
+	CHECK_EQ(pk[2].v[SPOOR_TE_F_CONTEXT], 2);
+	CHECK_EQ(pk[2].v[SPOOR_TE_F_TIME], 102);
+	CHECK_EQ(pk[3].v[SPOOR_TE_F_FORMAT], SPOOR_TE_FORMAT_BRANCH);
+	CHECK_EQ(pk[3].v[SPOOR_TE_F_ADDRESS], 0x1010);
+	CHECK_EQ(pk[4].v[SPOOR_TE_F_SUBFORMAT], SPOOR_TE_SYNC_START);
+	CHECK_EQ(pk[4].v[SPOOR_TE_F_ADDRESS], 0x1014);
+	CHECK_EQ(pk[4].v[SPOOR_TE_F_CONTEXT], 3);
+	CHECK_EQ(pk[5].v[SPOOR_TE_F_ADDRESS], 0x101c);
+	CHECK(pk[5].status & SPOOR_TE_NOTIFY);
+	CHECK(!(pk[6].status & SPOOR_TE_NOTIFY));
+}
+
 /* ---- round trips of a hand-assembled program ---------------------------- */
 
 #define PROG_BASE 0x10000
@@ -511,7 +640,21 @@ static void assemble(bool modify_ra)
 	put(m + 0x68, branch(1, S0, ZERO, -4));
 	put_jal(m + 0x6c, RA, m + 0x388);		/* call k3: traps on return */
 	put(m + 0x70, addi(T3, ZERO, 4));
-	put_jal(m + 0x74, ZERO, m + 0x74);		/* end: jump to itself */
+	put_jal(m + 0x74, ZERO, m + 0x90);
+	/*
+	 * 35 branches, predicted the second time: counting, then a return
+	 * (reported without implicit return) to a branch: a format 0.0 with
+	 * address pointing at it.  spoor's decoder resolves that branch later
+	 * from its branch map, which says taken, instead of from the
+	 * prediction: with a not taken branch here (bne zero, zero) the
+	 * branch prediction round trips fail.
+	 */
+	put_jal(m + 0x90, RA, m + 0x500);
+	put_jal(m + 0x94, RA, m + 0x500);
+	put(m + 0x98, branch(0, ZERO, ZERO, 8));	/* beq zero, zero: taken */
+	put(m + 0x9c, addi(T3, ZERO, 5));
+	put(m + 0xa0, addi(T3, ZERO, 6));
+	put_jal(m + 0xa4, ZERO, m + 0xa4);		/* end: jump to itself */
 	/* f: a leaf */
 	put(m + 0x100, addi(T2, T2, 1));
 	put(m + 0x104, jalr(ZERO, RA, 0));		/* ret */
@@ -525,6 +668,9 @@ static void assemble(bool modify_ra)
 	put(m + 0x218, addi(SP, SP, 16));
 	put(m + 0x21c, jalr(ZERO, RA, 0));
 	put(m + 0x224, jalr(ZERO, RA, 0));		/* base: ret */
+	for (unsigned i = 0; i < 35; i++)
+		put(m + 0x500 + 8 * i, branch(0, ZERO, ZERO, 8));	/* beq zero, zero: taken */
+	put(m + 0x500 + 8 * 35, jalr(ZERO, RA, 0));
 	/* h: returns elsewhere (a mispredicted return) */
 	put(m + 0x300, addi(RA, RA, modify_ra ? 4 : 0));
 	put(m + 0x304, jalr(ZERO, RA, 0));
@@ -718,9 +864,10 @@ static bool round_trip(const char *path, const struct rt_case *tc, unsigned resy
 	struct spoor_ingress in;
 	struct spoor_te_inst pkt;
 	struct spoor_dec_item it;
+	uint8_t buf[SPOOR_TE_MAX_PAYLOAD];
 	size_t n = 0;
 	bool ok;
-	int ret, err;
+	int ret, err, len;
 
 	spoor_params_init(&p);
 	p.iaddress_width_p = 64;
@@ -742,6 +889,7 @@ static bool round_trip(const char *path, const struct rt_case *tc, unsigned resy
 	dcfg.image = img;
 	dcfg.options = tc->options & SPOOR_ENC_SIJUMP;
 	dcfg.compat = tc->x1x5 ? 0 : SPOOR_COMPAT_REFERENCE;
+	dcfg.mtvec = HANDLER;
 	scfg.flags = tc->x1x5 ? SPOOR_SPIKE_X1X5 : 0;
 	r = spoor_spike_open(path, &scfg, &err);
 	enc = spoor_encoder_new(&ecfg);
@@ -757,6 +905,13 @@ static bool round_trip(const char *path, const struct rt_case *tc, unsigned resy
 		else
 			CHECK_EQ(spoor_encoder_finish(enc), 0);
 		while (spoor_encoder_next(enc, &pkt) == 1) {
+			/* Through the codec, with the layout the options give. */
+			len = spoor_te_inst_encode_layout(&p, spoor_encoder_layout(enc), &pkt, buf,
+							  sizeof(buf));
+			CHECK(len > 0);
+			ret = spoor_te_inst_decode_layout(&p, spoor_decoder_layout(dec), buf,
+							  (size_t)(len > 0 ? len : 1), &pkt);
+			CHECK(ret > 0);
 			CHECK_EQ(spoor_decoder_put(dec, &pkt, 0), 0);
 			while ((ret = spoor_decoder_next(dec, &it, sizeof(it))) > 0)
 				if (ret == SPOOR_DEC_BLOCK)
@@ -788,29 +943,30 @@ static bool round_trip(const char *path, const struct rt_case *tc, unsigned resy
 
 static void test_round_trips(void)
 {
+	enum { IR = SPOOR_ENC_IMPLICIT_RETURN, SJ = SPOOR_ENC_SIJUMP };
 	static const struct rt_case cases[] = {
+		/* name, options, rss, ccs, bpred, cache, x1x5, quirks, well_behaved */
 		{ "differential", 0, 0, 0, 0, 0, false, false, false },
 		{ "full address", SPOOR_ENC_FULL_ADDRESS, 0, 0, 0, 0, false, false, false },
 		{ "reference quirks", 0, 0, 0, 0, 0, false, true, false },
-		{ "sijump", SPOOR_ENC_SIJUMP, 0, 0, 0, 0, false, false, false },
-		{ "implicit return, stack, x1", SPOOR_ENC_IMPLICIT_RETURN, 2, 0, 0, 0, false, false,
+		{ "sijump", SJ, 0, 0, 0, 0, false, false, false },
+		{ "implicit return, stack, x1", IR, 2, 0, 0, 0, false, false, false },
+		{ "implicit return, stack, x1/x5", IR, 4, 0, 0, 0, true, false, false },
+		{ "implicit return, counter", IR, 0, 3, 0, 0, false, false, true },
+		{ "implicit return, counter, x1/x5", IR, 0, 1, 0, 0, true, false, true },
+		{ "jump target cache", SPOOR_ENC_JUMP_TARGET_CACHE, 0, 0, 0, 2, false, false,
 		  false },
-		{ "implicit return, stack, x1/x5", SPOOR_ENC_IMPLICIT_RETURN, 4, 0, 0, 0, true, false,
+		{ "branch prediction", SPOOR_ENC_BRANCH_PREDICTION, 0, 0, 3, 0, false, false,
 		  false },
-		{ "implicit return, counter", SPOOR_ENC_IMPLICIT_RETURN, 0, 3, 0, 0, false, false,
-		  true },
-		{ "implicit return, counter, x1/x5", SPOOR_ENC_IMPLICIT_RETURN, 0, 1, 0, 0, true,
-		  false, true },
-		{ "jump target cache", SPOOR_ENC_JUMP_TARGET_CACHE, 0, 0, 0, 2, false, false, false },
-		{ "branch prediction", SPOOR_ENC_BRANCH_PREDICTION, 0, 0, 3, 0, false, false, false },
-		{ "implicit return + sijump", SPOOR_ENC_IMPLICIT_RETURN | SPOOR_ENC_SIJUMP, 3, 0, 0,
-		  0, false, false, false },
-		{ "implicit return (counter) + sijump", SPOOR_ENC_IMPLICIT_RETURN | SPOOR_ENC_SIJUMP,
-		  0, 4, 0, 0, true, false, true },
-		{ "everything", SPOOR_ENC_ALL_OPTIONS & ~SPOOR_ENC_IMPLICIT_EXCEPTION, 3, 0, 4, 3,
-		  true, false, false },
-		{ "everything, x1", SPOOR_ENC_ALL_OPTIONS & ~SPOOR_ENC_IMPLICIT_EXCEPTION, 5, 0, 4, 3,
-		  false, false, false },
+		{ "implicit return + sijump", IR | SJ, 3, 0, 0, 0, false, false, false },
+		{ "implicit return (counter) + sijump", IR | SJ, 0, 4, 0, 0, true, false, true },
+		{ "implicit exception", SPOOR_ENC_IMPLICIT_EXCEPTION, 0, 0, 0, 0, false, false,
+		  false },
+		{ "implicit exception, quirks", SPOOR_ENC_IMPLICIT_EXCEPTION, 0, 0, 0, 0, false,
+		  true, false },
+		{ "everything", SPOOR_ENC_ALL_OPTIONS, 3, 0, 4, 3, true, false, false },
+		{ "everything, x1", SPOOR_ENC_ALL_OPTIONS, 5, 0, 4, 3, false, false, false },
+		{ "everything, counter", SPOOR_ENC_ALL_OPTIONS, 0, 2, 4, 3, false, false, true },
 	};
 	static const unsigned resyncs[] = { 0, 1, 2, 3, 5 };
 	static const unsigned interrupts[] = { 0, 9, 30, 77 };
@@ -834,14 +990,14 @@ static void test_round_trips(void)
 				bytes[4 * i + (size_t)k] = (uint8_t)(prog[i] >> (8 * k));
 		CHECK(prog_img && !spoor_image_add_raw(prog_img, "prog", PROG_BASE, bytes,
 						       sizeof(bytes)));
-		for (size_t k = 0; prog_img && k < sizeof(interrupts) / sizeof(interrupts[0]); k++) {
+		for (size_t k = 0; prog_img && k < ARRAY_SIZE(interrupts); k++) {
 			CHECK(write_trace(path, interrupts[k]) > 100);
 			nwant = trace_pcs(path, want, 20000);
 			CHECK(nwant > 100);
-			for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 				if (cases[i].well_behaved && !wb)
 					continue;
-				for (size_t j = 0; j < sizeof(resyncs) / sizeof(resyncs[0]); j++)
+				for (size_t j = 0; j < ARRAY_SIZE(resyncs); j++)
 					CHECK(round_trip(path, &cases[i], resyncs[j], want, nwant,
 							 prog_img));
 			}
@@ -857,6 +1013,8 @@ int main(void)
 	test_spec_examples();
 	test_branch_prediction();
 	test_jump_target_cache();
+	test_quirks();
+	test_context_notify();
 	test_round_trips();
 	return check_done();
 }

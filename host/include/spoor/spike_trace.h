@@ -61,7 +61,8 @@ void spoor_spike_close(struct spoor_spike_reader *r);
 /*
  * Reads the next row as an ingress record into @rec.  Returns 1, 0 at the
  * end of the trace, or SPOOR_E_SYNTAX (a malformed row: see
- * spoor_spike_line()), SPOOR_E_IO, SPOOR_E_INVAL.
+ * spoor_spike_line()), SPOOR_E_BAD_INSN (a 48-bit or longer instruction,
+ * which ilastsize cannot describe), SPOOR_E_IO, SPOOR_E_INVAL.
  */
 int spoor_spike_next(struct spoor_spike_reader *r, struct spoor_ingress *rec);
 

@@ -40,8 +40,8 @@ enum spoor_itype {
 	SPOOR_ITYPE_UNINFERABLE = 6,		/* uninferable jump (itype_width_p 3 only) */
 	SPOOR_ITYPE_UNINF_CALL = 8,		/* the rest: itype_width_p 4 only */
 	SPOOR_ITYPE_INF_CALL = 9,
-	SPOOR_ITYPE_UNINF_JUMP = 10,		/* uninferable jump without linkage (tail call) */
-	SPOOR_ITYPE_INF_JUMP = 11,		/* inferable jump without linkage */
+	SPOOR_ITYPE_UNINF_JUMP = 10,		/* uninferable, no linkage (tail call) */
+	SPOOR_ITYPE_INF_JUMP = 11,		/* inferable, no linkage */
 	SPOOR_ITYPE_COROUTINE_SWAP = 12,
 	SPOOR_ITYPE_RETURN = 13,
 	SPOOR_ITYPE_UNINF_OTHER = 14,		/* other uninferable jump with linkage */
@@ -114,8 +114,13 @@ struct spoor_encoder_config {
 	 *    support packet always says ended_rep;
 	 *  - an instruction that trapped without retiring goes through the
 	 *    whole algorithm like a retired one (a resync or the first traced
-	 *    instruction then gets a format 3.0 with its address, and it may be
-	 *    reported by a format 1/2 packet when the next one traps as well).
+	 *    instruction then gets a format 3.0 with its address, which a
+	 *    decoder reports as retired, and it may be reported by a format 1/2
+	 *    packet when the next one traps as well);
+	 *  - after a 3.1 with thaddr 0 for a trap in the first instruction of a
+	 *    handler, the next trap is taken as reported when the instruction
+	 *    after that traps as well (the handler gets a 3.0, the trap's cause
+	 *    is not sent).
 	 * Everything else (the options the reference does not implement) is
 	 * the same in both modes.
 	 */
@@ -170,6 +175,13 @@ int spoor_encoder_finish(struct spoor_encoder *enc);
 
 /* Returns 1 with the next packet in @pkt, 0 when none is pending, or SPOOR_E_INVAL. */
 int spoor_encoder_next(struct spoor_encoder *enc, struct spoor_te_inst *pkt);
+
+/*
+ * Returns the run-time layout options (enum spoor_te_layout) to serialize
+ * this encoder's packets with spoor_te_inst_encode_layout():
+ * SPOOR_TE_IMPLICIT_EXCEPTION when trap packets omit the handler address.
+ */
+uint32_t spoor_encoder_layout(const struct spoor_encoder *enc);
 
 /* Copies the counters.  Returns 0 or SPOOR_E_INVAL. */
 int spoor_encoder_stats(const struct spoor_encoder *enc, struct spoor_encoder_stats *st);
