@@ -1101,6 +1101,23 @@ int spoor_decoder_flush(struct spoor_decoder *dec, bool final)
 	return 0;
 }
 
+/*
+ * A count packet with an address (branch_fmt 2 or 3) that points at a
+ * branch leaves that branch pending: its outcome is the prediction (fmt 2)
+ * or the prediction inverted (fmt 3), which the map must hold for the next
+ * packet, not a stale bit.
+ */
+static void pending_predicted_branch(struct spoor_decoder *dec)
+{
+	const struct spoor_te_inst *t = &dec->pkt;
+
+	if (!includes_bpred_count(t) || t->v[SPOOR_TE_F_BRANCH_FMT] == SPOOR_TE_BFMT_NO_ADDR ||
+	    dec->branches != 1 || dec->cur.cls != SPOOR_INSN_BRANCH)
+		return;
+	/* bpred_taken() inverts the prediction for an addr-fail packet. */
+	dec->branch_map = (dec->branch_map & ~UINT64_C(1)) | !bpred_taken(dec, dec->pc);
+}
+
 /* Runs follow_execution_path() steps while the queue has room. */
 static void run_loop(struct spoor_decoder *dec)
 {
@@ -1118,6 +1135,8 @@ static void run_loop(struct spoor_decoder *dec)
 				trace_stopped(dec);
 			else if (dec->sync_follow)
 				sync_done(dec);
+			else
+				pending_predicted_branch(dec);
 			dec->loop = LOOP_IDLE;
 			return;
 		}

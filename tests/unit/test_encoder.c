@@ -644,14 +644,13 @@ static void assemble(bool modify_ra)
 	/*
 	 * 35 branches, predicted the second time: counting, then a return
 	 * (reported without implicit return) to a branch: a format 0.0 with
-	 * address pointing at it.  spoor's decoder resolves that branch later
-	 * from its branch map, which says taken, instead of from the
-	 * prediction: with a not taken branch here (bne zero, zero) the
-	 * branch prediction round trips fail.
+	 * address pointing at it.  That branch's outcome is the prediction
+	 * (not taken, the predictor's initial state), which the decoder must
+	 * not take from a stale branch map bit.
 	 */
 	put_jal(m + 0x90, RA, m + 0x500);
 	put_jal(m + 0x94, RA, m + 0x500);
-	put(m + 0x98, branch(0, ZERO, ZERO, 8));	/* beq zero, zero: taken */
+	put(m + 0x98, branch(1, ZERO, ZERO, 8));	/* bne zero, zero: not taken */
 	put(m + 0x9c, addi(T3, ZERO, 5));
 	put(m + 0xa0, addi(T3, ZERO, 6));
 	put_jal(m + 0xa4, ZERO, m + 0xa4);		/* end: jump to itself */
