@@ -935,9 +935,13 @@ static void classify(struct slot *s, const struct spoor_ingress *in)
 {
 	unsigned t = in->itype;
 
-	memset(s, 0, sizeof(*s));
+	/* Field by field, not memset(): a rep stos start-up per instruction
+	 * costs more than the whole slot's plain stores. */
 	s->in = *in;
 	s->valid = true;
+	s->synced = s->updiscon = s->hidden = s->popped = s->mispredict = false;
+	s->branch = s->taken = s->uninf = s->call = s->ret = false;
+	s->pre_depth = s->popped_link = s->saved_lo = s->saved_hi = 0;
 	s->trap = t == SPOOR_ITYPE_EXCEPTION || t == SPOOR_ITYPE_INTERRUPT;
 	s->retired = !s->trap || in->iretire;
 	if (!s->retired)
