@@ -32,11 +32,17 @@ die() {
 	exit 1
 }
 
-# Starts `virt_dbg --xlen $2 $3` ($1 is the binary) on a free port; sets
+# Starts the virtual board on a free port: `spoor virt $3` when $1 is the
+# spoor command, else `virt_dbg --xlen $2 $3` ($1 is that binary); sets
 # JTAG_PORT and VIRT_LOG.
 start_virt() {
-	VIRT_LOG=$DEBUG_TMP/virt_dbg.log
-	timeout "$DEBUG_TIMEOUT" "$1" --xlen "$2" --jtag-port 0 "$3" >"$VIRT_LOG" 2>&1 &
+	VIRT_LOG=$DEBUG_TMP/virt.log
+	case $(basename "$1") in
+	spoor)
+		timeout "$DEBUG_TIMEOUT" "$1" virt --jtag-port 0 "$3" >"$VIRT_LOG" 2>&1 & ;;
+	*)
+		timeout "$DEBUG_TIMEOUT" "$1" --xlen "$2" --jtag-port 0 "$3" >"$VIRT_LOG" 2>&1 & ;;
+	esac
 	DEBUG_PIDS="$DEBUG_PIDS $!"
 	JTAG_PORT=""
 	for _ in $(seq 100); do
