@@ -49,6 +49,26 @@ else
 	fail "spoor virt printed no trace port"
 fi
 
+# Ctrl-C (SIGINT) stops a running board cleanly, ports closed.
+timeout 60 "$spoor" virt --board "$board" "$elf" >"$tmp/out3" 2>"$tmp/err3" &
+vpid=$!
+pids+=($vpid)
+for _ in $(seq 100); do
+	grep -q '^trace: ' "$tmp/out3" 2>/dev/null && break
+	sleep 0.1
+done
+sleep 0.3
+kill -INT "$vpid"
+wait "$vpid"
+rc=$?
+[ $rc -eq 0 ] && ok || fail "spoor virt after SIGINT exited $rc: $(cat "$tmp/err3")"
+jport=$(sed -n 's/^jtag: 127.0.0.1:\([0-9]*\)$/\1/p' "$tmp/out3")
+if [ -n "$jport" ] && (exec 3<>"/dev/tcp/127.0.0.1/$jport") 2>/dev/null; then
+	fail "the JTAG port is still open after SIGINT"
+else
+	ok
+fi
+
 # Bad use: one clear line, non-zero exit.
 "$spoor" virt --board /nonexistent.ini "$elf" 2>"$tmp/e" >/dev/null
 [ $? -eq 1 ] && grep -q "/nonexistent.ini: No such file" "$tmp/e" && ok || fail "bad board file"
