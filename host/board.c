@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ini.h>
-
 #include "spoor/board.h"
 #include "spoor/encoder.h"
 #include "spoor/error.h"
@@ -77,18 +75,18 @@ static int board_key(struct spoor_board *b, const char *name, const char *v)
 			return SPOOR_E_BAD_VALUE;
 		return 0;
 	}
+	if (strcmp(name, "ram_size") && strcmp(name, "trace_base"))
+		return SPOOR_E_UNKNOWN_KEY;
 	if (number(v, &n))
 		return SPOOR_E_BAD_VALUE;
 	if (!strcmp(name, "ram_size")) {
 		if (!n || (n & 0xfff) || n > (UINT64_C(1) << 32))
 			return SPOOR_E_RANGE;
 		b->ram_size = n;
-	} else if (!strcmp(name, "trace_base")) {
+	} else {
 		if (n & 0xfff)
 			return SPOOR_E_RANGE;
 		b->trace_base = n;
-	} else {
-		return SPOOR_E_UNKNOWN_KEY;
 	}
 	return 0;
 }
@@ -107,6 +105,9 @@ static int trace_key(struct spoor_board *b, const char *name, const char *v)
 	}
 	if (!strcmp(name, "features"))
 		return features(v, &b->features);
+	if (strcmp(name, "src_bits") && strcmp(name, "ts_bytes") && strcmp(name, "type_bits") &&
+	    strcmp(name, "src_id"))
+		return SPOOR_E_UNKNOWN_KEY;
 	if (number(v, &n))
 		return SPOOR_E_BAD_VALUE;
 	if (!strcmp(name, "src_bits") && n <= 12)
@@ -117,79 +118,33 @@ static int trace_key(struct spoor_board *b, const char *name, const char *v)
 		b->encap.type_bits = (unsigned)n;
 	else if (!strcmp(name, "src_id") && n < 4096)
 		b->src_id = (uint32_t)n;
-	else if (!strcmp(name, "src_bits") || !strcmp(name, "ts_bytes") ||
-		 !strcmp(name, "type_bits") || !strcmp(name, "src_id"))
-		return SPOOR_E_RANGE;
 	else
-		return SPOOR_E_UNKNOWN_KEY;
+		return SPOOR_E_RANGE;
 	return 0;
 }
 
-struct load_ctx {
-	FILE *f;
-	const char *path;
-	unsigned line;
-	struct spoor_board *b;
-	struct spoor_diag *diag;
-	int err;
-};
-
-/* libinih reader counting lines. */
-static char *read_line(char *str, int num, void *stream)
+/* A board file key, by section; returns 0 or an error. */
+static int board_file_key(void *user, const char *section, const char *name, const char *value)
 {
-	struct load_ctx *ctx = stream;
-	char *s = fgets(str, num, ctx->f);
+	struct spoor_board *b = user;
 
-	if (s)
-		ctx->line++;
-	return s;
-}
-
-/* libinih handler: returns 1 to go on, 0 on the first bad key. */
-static int on_key(void *user, const char *section, const char *name, const char *value)
-{
-	struct load_ctx *ctx = user;
-	int ret;
-
-	if (ctx->err)
-		return 0;
 	if (!strcmp(section, "board"))
-		ret = board_key(ctx->b, name, value);
-	else if (!strcmp(section, "trace"))
-		ret = trace_key(ctx->b, name, value);
-	else
-		ret = spoor_params_set(&ctx->b->params, name, value);
-	if (ret) {
-		ctx->err = ret;
-		snprintf(ctx->diag->msg, sizeof(ctx->diag->msg), "%s:%u: [%s] key '%s' = '%s': %s",
-			 ctx->path, ctx->line, section, name, value, spoor_errstr(ret));
-		return 0;
-	}
-	return 1;
+		return board_key(b, name, value);
+	if (!strcmp(section, "trace"))
+		return trace_key(b, name, value);
+	return spoor_params_set(&b->params, name, value);
 }
 
 int spoor_board_load(struct spoor_board *b, const char *path, struct spoor_diag *diag)
 {
-	struct load_ctx ctx = { .path = path, .b = b, .diag = diag };
 	const char *why;
 	int ret;
 
 	if (!b || !path || !diag)
 		return SPOOR_E_INVAL;
-	diag->msg[0] = '\0';
-	ctx.f = fopen(path, "r");
-	if (!ctx.f) {
-		snprintf(diag->msg, sizeof(diag->msg), "%s: %s", path, strerror(errno));
-		return SPOOR_E_IO;
-	}
-	ret = ini_parse_stream(read_line, &ctx, on_key, &ctx);
-	fclose(ctx.f);
-	if (ctx.err)
-		return ctx.err;
-	if (ret) {
-		snprintf(diag->msg, sizeof(diag->msg), "%s:%d: syntax error", path, ret);
-		return SPOOR_E_SYNTAX;
-	}
+	ret = spoor_ini_load(path, board_file_key, b, diag);
+	if (ret)
+		return ret;
 	ret = spoor_params_check(&b->params, &why);
 	if (!ret && spoor_encap_config_check(&b->encap)) {
 		why = "the [trace] encapsulation settings do not fit the encapsulation";

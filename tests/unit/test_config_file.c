@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "spoor/board.h"
 #include "spoor/config_file.h"
+#include "spoor/encoder.h"
 #include "spoor/error.h"
 
 static char tmpdir[] = "/tmp/spoor-test-XXXXXX";
@@ -102,6 +104,50 @@ static void test_errors(void)
 	CHECK_EQ(spoor_params_load(&p, NULL, &d), SPOOR_E_INVAL);
 }
 
+/* Board descriptors: the bundled ones, and errors naming file, line and key. */
+static void test_board(void)
+{
+	struct spoor_board b;
+	struct spoor_diag d;
+	const char *path;
+
+	spoor_board_init(&b);
+	CHECK_EQ(spoor_board_load(&b, SPOOR_SOURCE_DIR "/boards/virt-rv32.ini", &d), 0);
+	CHECK_EQ(b.xlen, 32);
+	CHECK_EQ(b.params.iaddress_width_p, 32);
+	CHECK_EQ(b.params.return_stack_size_p, 3);
+	CHECK_EQ(b.trace_base, 0x0d000000);
+	CHECK_EQ(b.encap.kind, SPOOR_ENCAP_SIEMENS);
+	CHECK_EQ(b.encap.src_bits, 6);
+	CHECK_EQ(b.features, SPOOR_ENC_IMPLICIT_RETURN | SPOOR_ENC_SIJUMP |
+		 SPOOR_ENC_BRANCH_PREDICTION | SPOOR_ENC_JUMP_TARGET_CACHE);
+	/* The parameter loader reads the same file, skipping [board] and [trace]. */
+	{
+		struct spoor_params p;
+
+		spoor_params_init(&p);
+		CHECK_EQ(spoor_params_load(&p, SPOOR_SOURCE_DIR "/boards/virt-rv64.ini", &d), 0);
+		CHECK_EQ(p.iaddress_width_p, 64);
+		CHECK_EQ(p.bpred_size_p, 6);
+	}
+	spoor_board_init(&b);
+	path = write_file("b1.ini", "[board]\nisa = rv64imac\ncolour = red\n");
+	CHECK_EQ(spoor_board_load(&b, path, &d), SPOOR_E_UNKNOWN_KEY);
+	CHECK(strstr(d.msg, "b1.ini:3: key 'colour' = 'red': unknown key"));
+	path = write_file("b2.ini", "[trace]\nfeatures = sijump, teleport\n");
+	CHECK_EQ(spoor_board_load(&b, path, &d), SPOOR_E_BAD_VALUE);
+	CHECK(strstr(d.msg, "b2.ini:2: key 'features'"));
+	path = write_file("b3.ini", "[board]\nisa = rv32imac\n");
+	spoor_board_init(&b);
+	CHECK_EQ(spoor_board_load(&b, path, &d), SPOOR_E_BAD_CONFIG);
+	CHECK(strstr(d.msg, "iaddress_width_p differs"));
+	path = write_file("b4.ini", "[board]\nram_size = 12345\n");
+	CHECK_EQ(spoor_board_load(&b, path, &d), SPOOR_E_RANGE);
+	path = write_file("b5.ini", "[trace]\nsrc_bits = 99\n");
+	CHECK_EQ(spoor_board_load(&b, path, &d), SPOOR_E_RANGE);
+	CHECK_EQ(spoor_board_load(NULL, path, &d), SPOOR_E_INVAL);
+}
+
 int main(void)
 {
 	char cmd[64];
@@ -111,6 +157,7 @@ int main(void)
 	test_reference_scf();
 	test_ini();
 	test_errors();
+	test_board();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", tmpdir);

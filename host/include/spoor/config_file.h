@@ -31,6 +31,16 @@ struct spoor_diag {
  */
 int spoor_params_load(struct spoor_params *p, const char *path, struct spoor_diag *diag);
 
+/*
+ * Reads INI file @path with libinih, calling @key(user, section, name,
+ * value) for every key; @key returns 0 or a negative spoor_error, which
+ * stops the parse with @diag saying "FILE:LINE: key 'K' = 'V': reason".
+ * Returns 0, that error, SPOOR_E_IO or SPOOR_E_SYNTAX.
+ */
+int spoor_ini_load(const char *path, int (*key)(void *user, const char *section,
+						  const char *name, const char *value),
+		   void *user, struct spoor_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
