@@ -3,28 +3,7 @@
 # usage: test_decode.sh SPOOR VECTORS_DIR
 set -u
 spoor=$1 V=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-# expect STATUS PATTERN -- CMD...: exit status and a one-line error on stderr
-expect() {
-	local status=$1 pattern=$2
-	shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local got=$?
-	if [ $got -ne "$status" ]; then
-		fail "$* exited $got, expected $status: $(cat "$tmp/err")"
-	elif ! grep -q -- "$pattern" "$tmp/err"; then
-		fail "$*: stderr lacks '$pattern': $(cat "$tmp/err")"
-	elif [ "$(wc -l <"$tmp/err")" -gt 1 ]; then
-		fail "$*: error is more than one line: $(cat "$tmp/err")"
-	else
-		ok
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 
 elf=$V/elf/br_j_asm.riscv
 scf=$V/itype3_basic/hardware_64.scf
@@ -72,5 +51,4 @@ run --format pcs "$tmp/bad.raw" >"$tmp/badpcs" 2>"$tmp/err"
 grep -q 'resuming at the next sync' "$tmp/err" && ok || fail "damaged: no gap warning: $(cat "$tmp/err")"
 [ "$(wc -l <"$tmp/badpcs")" -gt 1000 ] && ok || fail "damaged: decoding stopped"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -3,28 +3,7 @@
 # usage: test_dump.sh SPOOR VECTORS_DIR
 set -u
 spoor=$1 V=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-ok() { passed=$((passed + 1)); }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-# expect STATUS PATTERN -- CMD...: exit status and a pattern on stderr
-expect() {
-	local status=$1 pattern=$2
-	shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local got=$?
-	if [ $got -ne "$status" ]; then
-		fail "$* exited $got, expected $status"
-	elif [ -n "$pattern" ] && ! grep -q -- "$pattern" "$tmp/err"; then
-		fail "$*: stderr lacks '$pattern': $(cat "$tmp/err")"
-	elif [ "$status" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -gt 1 ] && [ "$pattern" != usage ]; then
-		fail "$*: error is more than one line: $(cat "$tmp/err")"
-	else
-		ok
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 
 raw3=$V/itype3_basic/br_j_asm.te_inst_raw
 scf3=$V/itype3_basic/hardware_64.scf
@@ -102,5 +81,4 @@ grep -q -- '-- sync lost' "$tmp/bad.txt" && ok || fail "corrupt: no sync-loss li
 grep -q -- '-- synchronised ([0-9]* bytes skipped)' "$tmp/bad.txt" && ok || fail "corrupt: no resync line"
 grep -q '^summary: .* [1-9][0-9]* skipped' "$tmp/bad.txt" && ok || fail "corrupt: skipped bytes not counted"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
