@@ -123,7 +123,8 @@ struct spoor_encoder {
 	uint32_t opts;
 	bool quirks;
 	bool finished;
-	struct slot s[3];	/* previous, current, next */
+	struct slot s[3];	/* the pipeline's storage */
+	struct slot *ps[3];	/* previous, current, next: rotated, never copied */
 
 	/* Packet state. */
 	bool starting;		/* no synchronisation since tracing started */
@@ -693,7 +694,7 @@ struct step_flags {
 /* Returns nothing; computes the flow chart's conditions for the current instruction. */
 static void step_flags(struct spoor_encoder *enc, struct step_flags *f)
 {
-	const struct slot *prev = &enc->s[0], *cur = &enc->s[1], *next = &enc->s[2];
+	const struct slot *prev = enc->ps[0], *cur = enc->ps[1], *next = enc->ps[2];
 	bool cur_uninf = cur->uninf && !(cur->ret && ir_active(enc) && enc->depth > 0);
 
 	f->exc_only = cur->trap && !cur->retired;
@@ -723,7 +724,7 @@ static void step_flags(struct spoor_encoder *enc, struct step_flags *f)
 /* Returns nothing; the trap decisions when the previous instruction trapped. */
 static void step_after_trap(struct spoor_encoder *enc, const struct step_flags *f)
 {
-	struct slot *prev = &enc->s[0], *cur = &enc->s[1];
+	struct slot *prev = enc->ps[0], *cur = enc->ps[1];
 	bool reported;
 
 	if (f->exc_only) {
@@ -740,7 +741,7 @@ static void step_after_trap(struct spoor_encoder *enc, const struct step_flags *
 /* Returns true when the step sent a format 3.0 or 3.1 for a (re)start or resync. */
 static bool step_sync(struct spoor_encoder *enc, const struct step_flags *f)
 {
-	struct slot *prev = &enc->s[0], *cur = &enc->s[1];
+	struct slot *prev = enc->ps[0], *cur = enc->ps[1];
 
 	if (!f->first && !f->ppccd && !f->resync_exceeded)
 		return false;
@@ -757,10 +758,31 @@ static bool step_sync(struct spoor_encoder *enc, const struct step_flags *f)
 	return true;
 }
 
+/*
+ * True when the flow chart can only retire the current instruction: plain
+ * sequential code or a branch (already recorded), between two instructions
+ * in the same privilege and context, nothing pending or due.  Most
+ * instructions of any program; the full step would decide the same, but
+ * at many times the cost.
+ */
+static bool quiet(const struct spoor_encoder *enc, const struct slot *prev, const struct slot *cur,
+		  const struct slot *next)
+{
+	return cur->retired && !cur->trap && !cur->uninf && !cur->call &&
+	       !cur->ret && !cur->in.notify &&
+	       prev->valid && !prev->trap && !prev->updiscon &&
+	       next->valid && !next->trap &&
+	       prev->in.priv == cur->in.priv && cur->in.priv == next->in.priv &&
+	       prev->in.context == cur->in.context && cur->in.context == next->in.context &&
+	       !enc->starting && !enc->context_pending && !enc->bp_fail &&
+	       enc->resync_count < enc->resync_max && enc->pbc != PBC_MAX &&
+	       (enc->pbc || enc->branches != MAX_BRANCHES);
+}
+
 /* Returns nothing; runs the flow chart for the current instruction. */
 static void step(struct spoor_encoder *enc)
 {
-	struct slot *prev = &enc->s[0], *cur = &enc->s[1], *next = &enc->s[2];
+	struct slot *prev = enc->ps[0], *cur = enc->ps[1], *next = enc->ps[2];
 	struct step_flags f;
 
 	if (!cur->valid)
@@ -769,6 +791,14 @@ static void step(struct spoor_encoder *enc)
 		bpred_reset(enc);
 	if (cur->branch)
 		record_branch(enc, cur);
+	if (quiet(enc, prev, cur, next)) {
+		/* What step_flags() and retire() leave for such an instruction. */
+		enc->trap_reported = false;
+		enc->step_updiscon = false;
+		if (cur->branch)
+			enc->branch_since_ret = true;
+		return;
+	}
 	step_flags(enc, &f);
 	if (f.cci)
 		enc->context_pending = true;
@@ -895,6 +925,8 @@ struct spoor_encoder *spoor_encoder_new(const struct spoor_encoder_config *cfg)
 	enc = calloc(1, sizeof(*enc));
 	if (!enc)
 		return NULL;
+	for (int i = 0; i < 3; i++)
+		enc->ps[i] = &enc->s[i];
 	enc->cfg = *cfg;
 	enc->p = cfg->params;
 	enc->opts = cfg->options;
@@ -960,12 +992,15 @@ static void classify(struct slot *s, const struct spoor_ingress *in)
 /* Returns nothing; moves the pipeline on, @in (or nothing, when NULL) entering it. */
 static void shift(struct spoor_encoder *enc, const struct spoor_ingress *in)
 {
-	enc->s[0] = enc->s[1];
-	enc->s[1] = enc->s[2];
+	struct slot *oldest = enc->ps[0];
+
+	enc->ps[0] = enc->ps[1];
+	enc->ps[1] = enc->ps[2];
+	enc->ps[2] = oldest;
 	if (in)
-		classify(&enc->s[2], in);
+		classify(oldest, in);
 	else
-		memset(&enc->s[2], 0, sizeof(enc->s[2]));
+		memset(oldest, 0, sizeof(*oldest));
 }
 
 int spoor_encoder_push(struct spoor_encoder *enc, const struct spoor_ingress *rec)
@@ -988,14 +1023,14 @@ int spoor_encoder_push(struct spoor_encoder *enc, const struct spoor_ingress *re
 /* Returns nothing; the reference's end: the last instruction is its own next one. */
 static void finish_reference(struct spoor_encoder *enc)
 {
-	struct slot last = enc->s[2];
+	struct slot last = *enc->ps[2];
 
 	shift(enc, NULL);
-	enc->s[2] = last;
+	*enc->ps[2] = last;
 	step(enc);
-	if (enc->s[1].valid) {
+	if (enc->ps[1]->valid) {
 		/* One more packet for it, with the flags of that step. */
-		send_flow(enc, &enc->s[1], enc->step_updiscon ? SPOOR_TE_UPDISCON : 0, 0, false);
+		send_flow(enc, enc->ps[1], enc->step_updiscon ? SPOOR_TE_UPDISCON : 0, 0, false);
 	}
 	send_support(enc, false, SPOOR_TE_QUAL_ENDED_REP);
 }

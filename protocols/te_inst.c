@@ -515,6 +515,26 @@ int spoor_te_inst_encode(const struct spoor_params *p, const struct spoor_te_ins
 	return spoor_te_inst_encode_layout(p, 0, pkt, buf, cap);
 }
 
+/*
+ * Returns the highest bit below @total that differs from @msb, or -1 when
+ * all of them equal it: a word at a time, not a bit at a time.
+ */
+static int highest_differing(const struct bitio *io, unsigned total, unsigned msb)
+{
+	uint64_t fill = msb ? ~UINT64_C(0) : 0;
+
+	for (int w = (int)((total - 1) >> 6); w >= 0; w--) {
+		uint64_t x = io->w[w] ^ fill;
+		unsigned top = (unsigned)w * 64;
+
+		if (top + 64 > total)
+			x &= ((UINT64_C(1) << (total - top)) - 1);
+		if (x)
+			return (int)top + 63 - __builtin_clzll(x);
+	}
+	return -1;
+}
+
 int spoor_te_inst_encode_layout(const struct spoor_params *p, uint32_t layout,
 				const struct spoor_te_inst *pkt, uint8_t *buf, size_t cap)
 {
@@ -534,18 +554,19 @@ int spoor_te_inst_encode_layout(const struct spoor_params *p, uint32_t layout,
 		return ret;
 	total = io.pos;
 
-	/* Sign-based compression: drop MSBs equal to the one below them. */
+	/* Sign-based compression: keep up to the highest bit that differs from
+	 * the MSB, plus one copy of the MSB. */
 	msb = bit_at(&io, total - 1);
-	keep = total;
-	while (keep > 1 && bit_at(&io, keep - 2) == msb)
-		keep--;
+	keep = highest_differing(&io, total, msb) + 2;
 	nbytes = (keep + 7) / 8;
 	if (nbytes > cap)
 		return SPOOR_E_NOSPACE;
-	/* Pad to a byte with the MSB. */
-	for (unsigned b = keep; b < nbytes * 8; b++)
-		io.w[b >> 6] = (io.w[b >> 6] & ~(UINT64_C(1) << (b & 63))) |
-			       ((uint64_t)msb << (b & 63));
+	/* Pad to a byte with the MSB: every bit from keep on is a copy of it. */
+	for (unsigned w = keep >> 6; w <= (nbytes * 8 - 1) >> 6; w++) {
+		uint64_t above = w == keep >> 6 ? ~UINT64_C(0) << (keep & 63) : ~UINT64_C(0);
+
+		io.w[w] = msb ? io.w[w] | above : io.w[w] & ~above;
+	}
 	for (unsigned i = 0; i < nbytes; i++)
 		buf[i] = (uint8_t)(io.w[i >> 3] >> (8 * (i & 7)));
 	return (int)nbytes;

@@ -158,9 +158,11 @@ static void drain(struct spoor_vtrace *tr)
 	struct spoor_te_inst pkt;
 	int n;
 
+	if (!tr->enc || spoor_encoder_next(tr->enc, &pkt) != 1)
+		return;		/* the usual case: no packet for this instruction */
 	if (tr->cfg.encap.src_bits && !(tr->te_control & TR_TE_INHIBIT_SRC))
 		frm.source = (tr->te_features >> TR_TE_SRC_ID_SHIFT) & 0xfff;
-	while (tr->enc && spoor_encoder_next(tr->enc, &pkt) == 1) {
+	do {
 		n = spoor_te_inst_encode_layout(tr->cfg.params, layout, &pkt, payload,
 						sizeof(payload));
 		if (n <= 0)
@@ -175,7 +177,7 @@ static void drain(struct spoor_vtrace *tr)
 		/* Periodic alignment sequences let a probe join mid-stream. */
 		if (tr->st.packets % SYNC_EVERY == 0)
 			sink_sync(tr);
-	}
+	} while (spoor_encoder_next(tr->enc, &pkt) == 1);
 }
 
 static bool tracing(const struct spoor_vtrace *tr)
@@ -233,19 +235,18 @@ static bool make_record(struct spoor_vtrace *tr, const struct spoor_iss_event *e
 
 	if (ev->kind == SPOOR_ISS_EV_DEBUG)
 		return false;
-	memset(rec, 0, sizeof(*rec));
 	if (ev->kind == SPOOR_ISS_EV_RETIRE && !ev->flags) {
 		/* Sequential code, most of any program: itype 0, no decoding;
 		 * the instruction is decoded later only if a jump needs it. */
-		rec->iaddr = ev->pc;
-		rec->priv = ev->priv;
-		rec->ilastsize = ev->size == 4;
-		rec->iretire = 1;
+		*rec = (struct spoor_ingress){
+			.iaddr = ev->pc, .priv = ev->priv, .ilastsize = ev->size == 4, .iretire = 1,
+		};
 		tr->prev_raw = ev->insn;
 		tr->have_prev = true;
 		tr->prev_decoded = false;
 		return true;
 	}
+	memset(rec, 0, sizeof(*rec));
 	spoor_insn_decode(ev->insn, tr->cfg.xlen, &in);
 	rec->iaddr = ev->pc;
 	rec->priv = ev->priv;
