@@ -49,6 +49,7 @@ struct run {
 	struct vec retired;
 	struct bytes pib;
 	unsigned xlen;
+	unsigned ended_ntr;	/* support packets: ended after an uninferable jump */
 };
 
 /* The PIB sink's output: kept for decoding. */
@@ -239,6 +240,10 @@ static int decode(const char *elf, struct run *r, const struct spoor_params *p,
 				(*gaps)++;
 				continue;
 			}
+			if (pkt.v[SPOOR_TE_F_FORMAT] == SPOOR_TE_FORMAT_SYNC &&
+			    pkt.v[SPOOR_TE_F_SUBFORMAT] == SPOOR_TE_SYNC_SUPPORT &&
+			    pkt.v[SPOOR_TE_F_QUAL_STATUS] == SPOOR_TE_QUAL_ENDED_NTR)
+				r->ended_ntr++;
 			spoor_decoder_put(dec, &pkt, it.frame.offset);
 			while (spoor_decoder_next(dec, &di, sizeof(di)) > 0) {
 				if (di.kind == SPOOR_DEC_EVENT) {
@@ -333,7 +338,7 @@ int main(int argc, char **argv)
 		{ "everything", TR_TE_EN_IMPLICIT_RET | TR_TE_EN_SIJUMP | TR_TE_EN_JTC |
 		  TR_TE_EN_BRANCH_PRED, 3, 0, 4, 6, SPOOR_COMPAT_REFERENCE, false },
 	};
-	unsigned passed = 0, failed = 0;
+	unsigned passed = 0, failed = 0, ended_ntr = 0;
 
 	unsigned stops = 1, stop_step = 0;
 
@@ -342,7 +347,8 @@ int main(int argc, char **argv)
 			"  STOPS > 1: stop tracing after STEP, 2*STEP, ... instructions\n"
 			"  (STEP 0: spread the STOPS points over the program)\n"
 			"  VIRT_HALT_EVERY=N in the environment: halt and resume the hart\n"
-			"  every N instructions (tracing pauses in Debug Mode)\n");
+			"  every N instructions (tracing pauses in Debug Mode)\n"
+			"  VIRT_EXPECT_NTR=1: fail unless some trace ended with ended_ntr\n");
 		return 2;
 	}
 	if (argc > 4) {
@@ -397,12 +403,20 @@ int main(int argc, char **argv)
 			       8.0 * (double)r.pib.n / (double)r.retired.n);
 			passed++;
 		}
+		ended_ntr += r.ended_ntr;
 		spoor_vtrace_free(r.tr);
 		spoor_iss_free(r.iss);
 		free(r.retired.v);
 		free(r.pib.b);
 		free(got.v);
 	}
-	printf("%u passed, %u failed\n", passed, failed);
+	printf("%u passed, %u failed; %u traces ended with ended_ntr\n", passed, failed,
+	       ended_ntr);
+	/* VIRT_EXPECT_NTR: the run must include a trace whose last instruction
+	 * followed an uninferable jump (qual_status ended_ntr), decoded exactly. */
+	if (getenv("VIRT_EXPECT_NTR") && !ended_ntr) {
+		fprintf(stderr, "no trace ended with ended_ntr\n");
+		return 1;
+	}
 	return failed ? 1 : 0;
 }
