@@ -844,8 +844,16 @@ static void sync_done(struct spoor_decoder *dec)
 	set_privilege(dec, (unsigned)dec->pkt.v[SPOOR_TE_F_PRIVILEGE], false);
 	dec->start_of_trace = false;
 	dec->lost = false;
-	/* Every synchronisation restarts the return stack and the predictor. */
+	/*
+	 * Every synchronisation restarts the return stack, initialises the
+	 * branch predictor and invalidates the jump target cache, as the
+	 * encoder does when it sends the packet; the packet's own branch, if
+	 * any, is taken after this, the fresh predictor's first.
+	 */
 	dec->irstack_depth = 0;
+	bpred_init(dec);
+	if (dec->jtc)
+		memset(dec->jtc, 0, sizeof(*dec->jtc) << dec->p->cache_size_p);
 }
 
 /*

@@ -386,6 +386,20 @@ static void synced(struct spoor_encoder *enc, struct slot *cur)
 	enc->depth = 0;
 	enc->ret_since_call = false;
 	enc->branch_since_ret = false;
+	/*
+	 * A synchronisation packet initialises the predictor and invalidates
+	 * the jump target cache (spec: branch predictor and jump target cache
+	 * modes), so a decoder can start at any of them.  The packet's own
+	 * instruction is the first the fresh predictor learns, as at the start
+	 * of a trace: the decoder takes that branch after the packet.
+	 */
+	if (enc->bpred) {
+		bpred_reset(enc);
+		if (cur->branch)
+			bpred_step(enc, cur->in.iaddr, cur->taken);
+	}
+	if (enc->jtc)
+		memset(enc->jtc, 0, (enc->jtc_mask + 1) * sizeof(*enc->jtc));
 }
 
 /* Returns nothing; queues a format 3.0 for @cur. */

@@ -138,8 +138,7 @@ static void sink_sync(struct spoor_vtrace *tr)
 
 /* ---- encoder ------------------------------------------------------------- */
 
-/* The encoder options trTeInstFeatures selects. */
-static uint32_t feature_options(uint32_t f)
+uint32_t spoor_vtrace_feature_options(uint32_t f)
 {
 	return (f & TR_TE_NO_ADDR_DIFF ? SPOOR_ENC_FULL_ADDRESS : 0) |
 	       (f & TR_TE_NO_TRAP_ADDR ? SPOOR_ENC_IMPLICIT_EXCEPTION : 0) |
@@ -192,7 +191,7 @@ static void start(struct spoor_vtrace *tr)
 {
 	struct spoor_encoder_config cfg = {
 		.params = tr->cfg.params,
-		.options = feature_options(tr->te_features),
+		.options = spoor_vtrace_feature_options(tr->te_features),
 		.resync_max = 1u << (((tr->te_control >> TR_TE_SYNC_MAX_SHIFT) & 0xf) + 4),
 	};
 

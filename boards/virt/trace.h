@@ -97,6 +97,10 @@ void spoor_vtrace_event(void *tr, const struct spoor_iss_event *ev);
 int spoor_vtrace_read(struct spoor_vtrace *tr, uint64_t offset, unsigned size, uint64_t *value);
 int spoor_vtrace_write(struct spoor_vtrace *tr, uint64_t offset, unsigned size, uint64_t value);
 
+/* Returns the encoder options (enum spoor_enc_option, which are also the
+ * decoder's enum spoor_dec_option bits) that trTeInstFeatures @features selects. */
+uint32_t spoor_vtrace_feature_options(uint32_t features);
+
 /* Tells the trace unit the hart halted (tracing pauses, the trace so far is
  * completed and flushed) or resumed (tracing restarts with a sync). */
 void spoor_vtrace_halted(struct spoor_vtrace *tr, bool halted);

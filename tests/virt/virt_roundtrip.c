@@ -200,6 +200,7 @@ static int decode(const char *elf, struct run *r, const struct spoor_params *p,
 	struct spoor_dec_item di;
 	struct spoor_diag diag;
 	uint8_t rom[32];
+	size_t skip = 0;
 	int ret = -1;
 
 	for (unsigned i = 0; i < sizeof(rom); i += 4) {
@@ -212,6 +213,9 @@ static int decode(const char *elf, struct run *r, const struct spoor_params *p,
 	    spoor_image_add_raw(img, "rom", SPOOR_ISS_ROM_BASE, rom, sizeof(rom)))
 		goto out;
 	cfg.image = img;
+	/* A decoder joining mid-stream has missed the support packet that
+	 * tells the options: it is configured with them, as from a board file. */
+	cfg.options = spoor_vtrace_feature_options(v->features);
 	/* Implicit exception: the decoder knows the trap vectors (as set last). */
 	spoor_iss_read_csr(r->iss, 0x305, &cfg.mtvec);
 	spoor_iss_read_csr(r->iss, 0x105, &cfg.stvec);
@@ -220,7 +224,10 @@ static int decode(const char *elf, struct run *r, const struct spoor_params *p,
 	df = spoor_deframe_new(&dcfg);
 	if (!dec || !df)
 		goto out;
-	spoor_deframe_feed(df, r->pib.b, r->pib.n, 0);
+	/* VIRT_JOIN: a probe that connects a quarter of the way through. */
+	if (getenv("VIRT_JOIN"))
+		skip = r->pib.n / 4;
+	spoor_deframe_feed(df, r->pib.b + skip, r->pib.n - skip, skip);
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass) {
 			spoor_deframe_finish(df);
@@ -247,6 +254,10 @@ static int decode(const char *elf, struct run *r, const struct spoor_params *p,
 			spoor_decoder_put(dec, &pkt, it.frame.offset);
 			while (spoor_decoder_next(dec, &di, sizeof(di)) > 0) {
 				if (di.kind == SPOOR_DEC_EVENT) {
+					/* Joined mid-stream, what precedes the first
+					 * synchronisation is lost, and said so. */
+					if (di.event.kind == SPOOR_EV_GAP && skip && !out->n)
+						continue;
 					if (di.event.kind == SPOOR_EV_GAP && !(*gaps)++)
 						fprintf(stderr, "gap: %s at 0x%llx, packet at "
 							"offset %llu\n",
@@ -310,6 +321,24 @@ static long first_diff(const struct vec *a, const struct vec *b)
 }
 
 /* The number of instructions @elf executes (0 if it does not run). */
+/*
+ * Returns -1 when @b, decoded from a stream joined mid-way, is the end of
+ * @a; else the first index of @b that differs (0 when @b is empty: the
+ * decoder must find a synchronisation packet to start at).
+ */
+static long tail_diff(const struct vec *a, const struct vec *b)
+{
+	size_t off;
+
+	if (!b->n || b->n > a->n)
+		return 0;
+	off = a->n - b->n;
+	for (size_t i = 0; i < b->n; i++)
+		if (a->v[off + i] != b->v[i])
+			return (long)i;
+	return -1;
+}
+
 static unsigned program_length(const char *elf)
 {
 	struct spoor_iss_config cfg = { .xlen = spoor_iss_elf_xlen(elf) == 32 ? 32 : 64 };
@@ -348,7 +377,9 @@ int main(int argc, char **argv)
 			"  (STEP 0: spread the STOPS points over the program)\n"
 			"  VIRT_HALT_EVERY=N in the environment: halt and resume the hart\n"
 			"  every N instructions (tracing pauses in Debug Mode)\n"
-			"  VIRT_EXPECT_NTR=1: fail unless some trace ended with ended_ntr\n");
+			"  VIRT_EXPECT_NTR=1: fail unless some trace ended with ended_ntr\n"
+			"  VIRT_JOIN=1: decode from a quarter of the way through the trace port's bytes\n"
+			"  (the decoded instructions must be the run's last ones)\n");
 		return 2;
 	}
 	if (argc > 4) {
@@ -388,7 +419,8 @@ int main(int argc, char **argv)
 		} else if (getenv("VIRT_SAVE") && !save(getenv("VIRT_SAVE"), &r)) {
 			fprintf(stderr, "%s: %s: the board did not run\n", argv[1], v->name);
 			failed++;
-		} else if ((d = first_diff(&r.retired, &got)) >= 0 || gaps) {
+		} else if ((d = getenv("VIRT_JOIN") ? tail_diff(&r.retired, &got) :
+				first_diff(&r.retired, &got)) >= 0 || gaps) {
 			fprintf(stderr, "%s: %s: %zu retired, %zu decoded, %llu gaps, first "
 				"difference at %ld: 0x%llx vs 0x%llx (%zu trace bytes)\n", argv[1],
 				v->name, r.retired.n, got.n, (unsigned long long)gaps, d,
