@@ -30,8 +30,7 @@ static int number(const char *v, uint64_t *out)
 	return errno || end == v || *end ? SPOOR_E_BAD_VALUE : 0;
 }
 
-/* Parses "full-address, sijump, ..." into option bits; returns 0 or SPOOR_E_BAD_VALUE. */
-static int features(const char *v, uint32_t *out)
+int spoor_board_parse_options(const char *list, uint32_t *bits, const char **bad)
 {
 	static const struct { const char *name; uint32_t bit; } names[] = {
 		{ "implicit-return", SPOOR_ENC_IMPLICIT_RETURN },
@@ -41,8 +40,9 @@ static int features(const char *v, uint32_t *out)
 		{ "branch-prediction", SPOOR_ENC_BRANCH_PREDICTION },
 		{ "sijump", SPOOR_ENC_SIJUMP },
 	};
+	const char *v = list;
 
-	*out = 0;
+	*bits = 0;
 	while (*v) {
 		size_t len, i;
 
@@ -53,9 +53,12 @@ static int features(const char *v, uint32_t *out)
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (strlen(names[i].name) == len && !strncmp(v, names[i].name, len))
 				break;
-		if (i == sizeof(names) / sizeof(names[0]))
+		if (i == sizeof(names) / sizeof(names[0])) {
+			if (bad)
+				*bad = v;
 			return SPOOR_E_BAD_VALUE;
-		*out |= names[i].bit;
+		}
+		*bits |= names[i].bit;
 		v += len;
 	}
 	return 0;
@@ -104,7 +107,7 @@ static int trace_key(struct spoor_board *b, const char *name, const char *v)
 		return 0;
 	}
 	if (!strcmp(name, "features"))
-		return features(v, &b->features);
+		return spoor_board_parse_options(v, &b->features, NULL);
 	if (strcmp(name, "src_bits") && strcmp(name, "ts_bytes") && strcmp(name, "type_bits") &&
 	    strcmp(name, "src_id"))
 		return SPOOR_E_UNKNOWN_KEY;

@@ -771,14 +771,6 @@ static void report_trap(struct spoor_decoder *dec)
 /* Applies the ioptions of a support packet to the run-time options. */
 static uint32_t support_options(const struct spoor_decoder *dec, const struct spoor_te_inst *t)
 {
-	static const uint32_t opt_of[SPOOR_IOPT_COUNT] = {
-		[SPOOR_IOPT_IMPLICIT_RETURN] = SPOOR_OPT_IMPLICIT_RETURN,
-		[SPOOR_IOPT_IMPLICIT_EXCEPTION] = SPOOR_OPT_IMPLICIT_EXCEPTION,
-		[SPOOR_IOPT_FULL_ADDRESS] = SPOOR_OPT_FULL_ADDRESS,
-		[SPOOR_IOPT_JUMP_TARGET_CACHE] = SPOOR_OPT_JUMP_TARGET_CACHE,
-		[SPOOR_IOPT_BRANCH_PREDICTION] = SPOOR_OPT_BRANCH_PREDICTION,
-		[SPOOR_IOPT_SIJUMP] = SPOOR_OPT_SIJUMP,
-	};
 	uint64_t io = spoor_te_has(t, SPOOR_TE_F_IOPTIONS) ? t->v[SPOOR_TE_F_IOPTIONS] : 0;
 	uint32_t opts = dec->options;
 
@@ -787,10 +779,11 @@ static uint32_t support_options(const struct spoor_decoder *dec, const struct sp
 
 		if (bit < 0)
 			continue;	/* not reported: keep the configured value */
+		/* enum spoor_dec_option bit i is ioption i. */
 		if ((io >> bit) & 1)
-			opts |= opt_of[i];
+			opts |= UINT32_C(1) << i;
 		else
-			opts &= ~opt_of[i];
+			opts &= ~(UINT32_C(1) << i);
 	}
 	return opts;
 }

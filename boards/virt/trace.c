@@ -138,14 +138,34 @@ static void sink_sync(struct spoor_vtrace *tr)
 
 /* ---- encoder ------------------------------------------------------------- */
 
-uint32_t spoor_vtrace_feature_options(uint32_t f)
+/* trTeInstFeatures bits and the encoder options they select. */
+static const struct { uint32_t feature, option; } feature_option[] = {
+	{ TR_TE_NO_ADDR_DIFF, SPOOR_ENC_FULL_ADDRESS },
+	{ TR_TE_NO_TRAP_ADDR, SPOOR_ENC_IMPLICIT_EXCEPTION },
+	{ TR_TE_EN_SIJUMP, SPOOR_ENC_SIJUMP },
+	{ TR_TE_EN_IMPLICIT_RET, SPOOR_ENC_IMPLICIT_RETURN },
+	{ TR_TE_EN_BRANCH_PRED, SPOOR_ENC_BRANCH_PREDICTION },
+	{ TR_TE_EN_JTC, SPOOR_ENC_JUMP_TARGET_CACHE },
+};
+
+uint32_t spoor_vtrace_feature_options(uint32_t features)
 {
-	return (f & TR_TE_NO_ADDR_DIFF ? SPOOR_ENC_FULL_ADDRESS : 0) |
-	       (f & TR_TE_NO_TRAP_ADDR ? SPOOR_ENC_IMPLICIT_EXCEPTION : 0) |
-	       (f & TR_TE_EN_SIJUMP ? SPOOR_ENC_SIJUMP : 0) |
-	       (f & TR_TE_EN_IMPLICIT_RET ? SPOOR_ENC_IMPLICIT_RETURN : 0) |
-	       (f & TR_TE_EN_BRANCH_PRED ? SPOOR_ENC_BRANCH_PREDICTION : 0) |
-	       (f & TR_TE_EN_JTC ? SPOOR_ENC_JUMP_TARGET_CACHE : 0);
+	uint32_t options = 0;
+
+	for (size_t i = 0; i < sizeof(feature_option) / sizeof(feature_option[0]); i++)
+		if (features & feature_option[i].feature)
+			options |= feature_option[i].option;
+	return options;
+}
+
+uint32_t spoor_vtrace_option_features(uint32_t options)
+{
+	uint32_t features = 0;
+
+	for (size_t i = 0; i < sizeof(feature_option) / sizeof(feature_option[0]); i++)
+		if (options & feature_option[i].option)
+			features |= feature_option[i].feature;
+	return features;
 }
 
 /* Encapsulates and sends every packet the encoder has ready. */

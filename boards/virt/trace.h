@@ -101,6 +101,9 @@ int spoor_vtrace_write(struct spoor_vtrace *tr, uint64_t offset, unsigned size, 
  * decoder's enum spoor_dec_option bits) that trTeInstFeatures @features selects. */
 uint32_t spoor_vtrace_feature_options(uint32_t features);
 
+/* Returns the trTeInstFeatures bits that select encoder options @options. */
+uint32_t spoor_vtrace_option_features(uint32_t options);
+
 /* Tells the trace unit the hart halted (tracing pauses, the trace so far is
  * completed and flushed) or resumed (tracing restarts with a sync). */
 void spoor_vtrace_halted(struct spoor_vtrace *tr, bool halted);

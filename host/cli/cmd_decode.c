@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_stream.h"
+#include "spoor/board.h"
 #include "spoor/decoder.h"
 #include "spoor/error.h"
 #include "spoor/image.h"
@@ -159,31 +160,15 @@ static int add_raw(struct decode *d, const char *arg)
 /* Parses "implicit-return,full-address,..."; returns false after an error message. */
 static bool parse_options(struct decode *d, const char *arg)
 {
-	static const struct { const char *name; uint32_t bit; } names[] = {
-		{ "implicit-return", SPOOR_OPT_IMPLICIT_RETURN },
-		{ "implicit-exception", SPOOR_OPT_IMPLICIT_EXCEPTION },
-		{ "full-address", SPOOR_OPT_FULL_ADDRESS },
-		{ "jump-target-cache", SPOOR_OPT_JUMP_TARGET_CACHE },
-		{ "branch-prediction", SPOOR_OPT_BRANCH_PREDICTION },
-		{ "sijump", SPOOR_OPT_SIJUMP },
-	};
-	const char *p = arg;
+	const char *bad = arg;
+	uint32_t bits;
 
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		size_t i;
-
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (strlen(names[i].name) == len && !strncmp(p, names[i].name, len))
-				break;
-		if (i == sizeof(names) / sizeof(names[0])) {
-			fprintf(stderr, "spoor decode: --options: unknown option '%.*s'\n", (int)len,
-				p);
-			return false;
-		}
-		d->options |= names[i].bit;
-		p += len + (p[len] == ',');
+	if (spoor_board_parse_options(arg, &bits, &bad)) {
+		fprintf(stderr, "spoor decode: --options: unknown option '%.*s'\n",
+			(int)strcspn(bad, " \t,"), bad);
+		return false;
 	}
+	d->options |= bits;
 	return true;
 }
 

@@ -228,14 +228,9 @@ static int dev_write(void *ctx, uint64_t off, unsigned size, uint64_t value)
 static void trace_on(struct virt *v)
 {
 	uint64_t base = v->board.trace_base;
-	uint32_t f = v->board.features, features = v->board.src_id << TR_TE_SRC_ID_SHIFT;
+	uint32_t features = v->board.src_id << TR_TE_SRC_ID_SHIFT |
+			    spoor_vtrace_option_features(v->board.features);
 
-	features |= (f & SPOOR_ENC_FULL_ADDRESS ? TR_TE_NO_ADDR_DIFF : 0) |
-		    (f & SPOOR_ENC_IMPLICIT_EXCEPTION ? TR_TE_NO_TRAP_ADDR : 0) |
-		    (f & SPOOR_ENC_SIJUMP ? TR_TE_EN_SIJUMP : 0) |
-		    (f & SPOOR_ENC_IMPLICIT_RETURN ? TR_TE_EN_IMPLICIT_RET : 0) |
-		    (f & SPOOR_ENC_BRANCH_PREDICTION ? TR_TE_EN_BRANCH_PRED : 0) |
-		    (f & SPOOR_ENC_JUMP_TARGET_CACHE ? TR_TE_EN_JTC : 0);
 	spoor_iss_bus_write(v->iss, base + SPOOR_VTRACE_TE + TR_TE_INST_FEATURES, 4, features);
 	spoor_iss_bus_write(v->iss, base + SPOOR_VTRACE_PIB + TR_CONTROL, 4,
 			    TR_SINK_ACTIVE | TR_SINK_ENABLE);

@@ -187,6 +187,20 @@ static int run_board(const char *elf, const struct spoor_params *p, const struct
 	return ret == SPOOR_ISS_STOP_EXIT && spoor_iss_exit_code(r->iss) == 0 ? 0 : -1;
 }
 
+/* Appends the addresses of the instructions of block @b to @out. */
+static void push_block(struct spoor_decoder *dec, const struct spoor_block *b, struct vec *out)
+{
+	uint64_t a = b->start;
+	struct spoor_insn in;
+
+	for (uint64_t n = 0; n < b->ninsn; n++) {
+		vec_push(out, a);
+		if (spoor_decoder_insn(dec, a, &in))
+			break;
+		a += in.len;
+	}
+}
+
 /* Decodes the captured stream; appends the retired addresses to @out. */
 static int decode(const char *elf, struct run *r, const struct spoor_params *p,
 		  const struct variant *v, struct vec *out, uint64_t *gaps)
@@ -266,29 +280,12 @@ static int decode(const char *elf, struct run *r, const struct spoor_params *p,
 							(unsigned long long)di.offset);
 					continue;
 				}
-				uint64_t a = di.block.start;
-				struct spoor_insn in;
-
-				for (uint64_t n = 0; n < di.block.ninsn; n++) {
-					vec_push(out, a);
-					if (spoor_decoder_insn(dec, a, &in))
-						break;
-					a += in.len;
-				}
+				push_block(dec, &di.block, out);
 			}
 		}
 		while (spoor_decoder_next(dec, &di, sizeof(di)) > 0)
-			if (di.kind == SPOOR_DEC_BLOCK) {
-				uint64_t a = di.block.start;
-				struct spoor_insn in;
-
-				for (uint64_t n = 0; n < di.block.ninsn; n++) {
-					vec_push(out, a);
-					if (spoor_decoder_insn(dec, a, &in))
-						break;
-					a += in.len;
-				}
-			}
+			if (di.kind == SPOOR_DEC_BLOCK)
+				push_block(dec, &di.block, out);
 	}
 	ret = 0;
 out:

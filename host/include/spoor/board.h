@@ -35,6 +35,14 @@ struct spoor_board {
 	uint32_t features;	/* enum spoor_enc_option bits the encoder supports */
 };
 
+/*
+ * Parses a list of option names ("full-address, sijump", separated by
+ * commas, spaces or tabs) into enum spoor_enc_option bits, which are also
+ * the decoder's enum spoor_dec_option bits.  Returns 0, or
+ * SPOOR_E_BAD_VALUE with *@bad (when @bad is not NULL) at the unknown name.
+ */
+int spoor_board_parse_options(const char *list, uint32_t *bits, const char **bad);
+
 /* Fills @b with the defaults: RV64, 128 MiB, trace at 0x0d000000, Siemens. */
 void spoor_board_init(struct spoor_board *b);
 

@@ -30,14 +30,15 @@
 extern "C" {
 #endif
 
-/* Run-time options (the support packet's ioptions update them). */
+/* Run-time options (the support packet's ioptions update them): bit i is
+ * ioption i (enum spoor_ioption), as in the encoder's enum spoor_enc_option. */
 enum spoor_dec_option {
-	SPOOR_OPT_IMPLICIT_RETURN = 1 << 0,
-	SPOOR_OPT_IMPLICIT_EXCEPTION = 1 << 1,
-	SPOOR_OPT_FULL_ADDRESS = 1 << 2,
-	SPOOR_OPT_JUMP_TARGET_CACHE = 1 << 3,
-	SPOOR_OPT_BRANCH_PREDICTION = 1 << 4,
-	SPOOR_OPT_SIJUMP = 1 << 5,
+	SPOOR_OPT_IMPLICIT_RETURN = 1 << SPOOR_IOPT_IMPLICIT_RETURN,
+	SPOOR_OPT_IMPLICIT_EXCEPTION = 1 << SPOOR_IOPT_IMPLICIT_EXCEPTION,
+	SPOOR_OPT_FULL_ADDRESS = 1 << SPOOR_IOPT_FULL_ADDRESS,
+	SPOOR_OPT_JUMP_TARGET_CACHE = 1 << SPOOR_IOPT_JUMP_TARGET_CACHE,
+	SPOOR_OPT_BRANCH_PREDICTION = 1 << SPOOR_IOPT_BRANCH_PREDICTION,
+	SPOOR_OPT_SIJUMP = 1 << SPOOR_IOPT_SIJUMP,
 };
 
 /* Where implementations of the spec differ, the rule to follow. */

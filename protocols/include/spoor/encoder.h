@@ -78,15 +78,16 @@ struct spoor_ingress {
 	uint64_t time;
 };
 
-/* Run-time options: the bit values of enum spoor_dec_option. */
+/* Run-time options: bit i is ioption i (enum spoor_ioption), as in the
+ * decoder's enum spoor_dec_option. */
 enum spoor_enc_option {
-	SPOOR_ENC_IMPLICIT_RETURN = 1 << 0,
-	SPOOR_ENC_IMPLICIT_EXCEPTION = 1 << 1,
-	SPOOR_ENC_FULL_ADDRESS = 1 << 2,
-	SPOOR_ENC_JUMP_TARGET_CACHE = 1 << 3,
-	SPOOR_ENC_BRANCH_PREDICTION = 1 << 4,
-	SPOOR_ENC_SIJUMP = 1 << 5,
-	SPOOR_ENC_ALL_OPTIONS = (1 << 6) - 1,
+	SPOOR_ENC_IMPLICIT_RETURN = 1 << SPOOR_IOPT_IMPLICIT_RETURN,
+	SPOOR_ENC_IMPLICIT_EXCEPTION = 1 << SPOOR_IOPT_IMPLICIT_EXCEPTION,
+	SPOOR_ENC_FULL_ADDRESS = 1 << SPOOR_IOPT_FULL_ADDRESS,
+	SPOOR_ENC_JUMP_TARGET_CACHE = 1 << SPOOR_IOPT_JUMP_TARGET_CACHE,
+	SPOOR_ENC_BRANCH_PREDICTION = 1 << SPOOR_IOPT_BRANCH_PREDICTION,
+	SPOOR_ENC_SIJUMP = 1 << SPOOR_IOPT_SIJUMP,
+	SPOOR_ENC_ALL_OPTIONS = (1 << SPOOR_IOPT_COUNT) - 1,
 };
 
 /* Default packets between two synchronisations (the reference's resync-max 0). */
