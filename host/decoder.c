@@ -907,7 +907,6 @@ static int process_sync(struct spoor_decoder *dec)
 		ev->address = dec->address;
 		ev->context = dec->context;
 		dec->use_bpred = false;
-		bpred_init(dec);
 	}
 	set_privilege(dec, (unsigned)t->v[SPOOR_TE_F_PRIVILEGE], starting);
 	dec->pc = dec->address;

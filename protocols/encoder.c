@@ -801,8 +801,6 @@ static void step(struct spoor_encoder *enc)
 
 	if (!cur->valid)
 		return;
-	if (enc->starting)
-		bpred_reset(enc);
 	if (cur->branch)
 		record_branch(enc, cur);
 	if (quiet(enc, prev, cur, next)) {
