@@ -42,7 +42,7 @@ static void run_frame(struct spoor_decoder *dec, const struct spoor_params *p,
 	struct spoor_dec_item it;
 	int ret;
 
-	if (spoor_te_inst_decode(p, fr->payload, fr->payload_len, &pkt) < 0)
+	if (spoor_te_inst_decode_room(p, 0, fr->payload, fr->payload_len, fr->payload_room, &pkt) < 0)
 		return;
 	c->packets++;
 	spoor_decoder_put(dec, &pkt, fr->offset);

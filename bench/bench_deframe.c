@@ -45,20 +45,23 @@ struct result {
 	uint64_t frames, packets, bad, bits;
 };
 
-/* Counts one frame, decoding its te_inst packet unless @p is NULL. */
-static inline void count_frame(const struct spoor_params *p, const struct spoor_frame *fr,
-			       struct result *r)
+/* Counts @n frames, decoding their te_inst packets unless @p is NULL. */
+static inline void count_frames(const struct spoor_params *p, const struct spoor_frame *fr,
+				size_t n, struct result *r)
 {
-	struct spoor_te_inst pkt;
+	struct spoor_te_inst pkts[64];
+	int used[64];
 
-	r->frames++;
-	if (!p) {
-		r->bits += 8u * fr->payload_len;
-	} else if (spoor_te_inst_decode(p, fr->payload, fr->payload_len, &pkt) < 0) {
-		r->bad++;
-	} else {
-		r->packets++;
-		r->bits += 8u * fr->payload_len;
+	r->frames += n;
+	if (p)
+		spoor_te_inst_decode_frames(p, 0, fr, n, pkts, used);
+	for (size_t i = 0; i < n; i++) {
+		if (p && used[i] < 0) {
+			r->bad++;
+			continue;
+		}
+		r->packets += p != NULL;
+		r->bits += 8u * fr[i].payload_len;
 	}
 }
 
@@ -83,15 +86,14 @@ static struct result run(const struct spoor_deframe_config *cfg, const struct sp
 		spoor_deframe_feed(df, buf + pos, n, 0);
 		for (;;) {
 			k = spoor_deframe_next_frames(df, frames, 64);
-			for (int i = 0; i < k; i++)
-				count_frame(p, &frames[i], &r);
+			count_frames(p, frames, (size_t)k, &r);
 			if (k == 64)
 				continue;
 			ret = spoor_deframe_next(df, &it, sizeof(it));
 			if (ret <= 0)
 				break;
 			if (ret == SPOOR_DF_FRAME)
-				count_frame(p, &it.frame, &r);
+				count_frames(p, &it.frame, 1, &r);
 		}
 	}
 	spoor_deframe_finish(df);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Streaming deframer: packet boundaries, synchronisation and block alignment per source. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,12 +29,21 @@ struct df_lane {
 	uint8_t buf[SPOOR_FRAME_MAX];
 };
 
-/* What a header byte says, precomputed. */
+/* The frame's flow, type, msg and has_timestamp: four bytes in a row. */
+enum { TAG_FLOW, TAG_TYPE, TAG_MSG, TAG_TS, TAG_BYTES };
+_Static_assert(offsetof(struct spoor_frame, type) == offsetof(struct spoor_frame, flow) + TAG_TYPE &&
+	       offsetof(struct spoor_frame, msg) == offsetof(struct spoor_frame, flow) + TAG_MSG &&
+	       offsetof(struct spoor_frame, has_timestamp) ==
+	       offsetof(struct spoor_frame, flow) + TAG_TS && sizeof(bool) == 1,
+	       "struct spoor_frame: flow, type, msg, has_timestamp are not four bytes in a row");
+
+/* What a header byte says, precomputed: eight bytes, one load. */
 struct hdr_info {
 	int8_t size;		/* frame size, 1 for null, or negative error */
 	uint8_t poff;		/* aligned layouts: payload offset in the frame */
-	uint8_t msg;		/* aligned layouts: enum spoor_msg_type */
-	uint8_t type;		/* aligned layouts: type value (RAW: flow) */
+	uint8_t plen;		/* aligned layouts: payload length */
+	uint8_t unused;
+	uint8_t tag[TAG_BYTES];	/* aligned layouts: the frame's flow, type (RAW: flow), msg, has_timestamp */
 };
 
 struct spoor_deframe {
@@ -70,12 +80,15 @@ static void fill_info(const struct spoor_encap_config *ec, uint8_t header, struc
 
 	inf->size = (int8_t)spoor_encap_frame_size(ec, header);
 	inf->poff = (uint8_t)(1 + ec->src_bits / 8 + ((header & 0x80) ? ec->ts_bytes : 0));
+	inf->plen = inf->size > inf->poff ? (uint8_t)(inf->size - inf->poff) : 0;
+	inf->tag[TAG_FLOW] = (uint8_t)flow;
+	inf->tag[TAG_TS] = (header & 0x80) != 0;
 	if (ec->kind == SPOOR_ENCAP_RAW) {
-		inf->type = (uint8_t)flow;
-		inf->msg = flow == 2 ? SPOOR_MSG_TE_INST : SPOOR_MSG_TE_DATA;
+		inf->tag[TAG_TYPE] = (uint8_t)flow;
+		inf->tag[TAG_MSG] = flow == 2 ? SPOOR_MSG_TE_INST : SPOOR_MSG_TE_DATA;
 	} else {
-		inf->type = 0;
-		inf->msg = SPOOR_MSG_TE_INST;
+		inf->tag[TAG_TYPE] = 0;
+		inf->tag[TAG_MSG] = SPOOR_MSG_TE_INST;
 	}
 }
 
@@ -201,6 +214,14 @@ static int gain_sync(struct spoor_deframe *df, size_t i, struct spoor_deframe_it
 	return SPOOR_DF_SYNC;
 }
 
+/* Bytes readable from @payload to @end, as a frame's payload_room. */
+static inline uint32_t room_to(const uint8_t *payload, const uint8_t *end)
+{
+	size_t r = (size_t)(end - payload);
+
+	return r > UINT32_MAX ? UINT32_MAX : (uint32_t)r;
+}
+
 /* Returns the little-endian @n-byte timestamp at @q. */
 static uint64_t read_ts(const uint8_t *q, unsigned n)
 {
@@ -211,19 +232,24 @@ static uint64_t read_ts(const uint8_t *q, unsigned n)
 	return ts;
 }
 
-/* Fills @fr from the aligned-layout frame @f (header @h, @size bytes) at stream offset @off. */
+/*
+ * Fills @fr from the aligned-layout frame @f (header @h, @size bytes) at
+ * stream offset @off; its buffer is readable up to @end.
+ */
 static inline void fill_aligned(const struct spoor_deframe *df, struct spoor_frame *fr,
-				const uint8_t *f, unsigned h, unsigned size, uint64_t off)
+				const uint8_t *f, const uint8_t *end, unsigned h, unsigned size,
+				uint64_t off)
 {
 	const struct hdr_info *inf = &df->info[h];
 
 	fr->offset = off;
 	fr->size = size;
 	fr->flow = (uint8_t)((h >> 5) & 3);
-	fr->type = inf->type;
-	fr->msg = inf->msg;
+	fr->type = inf->tag[TAG_TYPE];
+	fr->msg = inf->tag[TAG_MSG];
 	fr->payload = f + inf->poff;
 	fr->payload_len = size - inf->poff;
+	fr->payload_room = room_to(fr->payload, end);
 	fr->source = df->source;	/* ATID for ATB, else 0 */
 	if (df->src_bytes)
 		fr->source = df->src_bytes > 1 ? (uint32_t)f[1] | (uint32_t)f[2] << 8 : f[1];
@@ -244,26 +270,36 @@ static inline int frame_item(struct spoor_deframe *df, struct spoor_deframe_item
 	return SPOOR_DF_FRAME;
 }
 
-/* Returns SPOOR_DF_FRAME after filling @item from the aligned frame @f (header @h) at @off. */
-static inline int emit_aligned(struct spoor_deframe *df, const uint8_t *f, unsigned h,
-			       unsigned size, uint64_t off, struct spoor_deframe_item *item)
+/*
+ * Returns SPOOR_DF_FRAME after filling @item from the aligned frame @f
+ * (header @h) at @off, in a buffer readable up to @end.
+ */
+static inline int emit_aligned(struct spoor_deframe *df, const uint8_t *f, const uint8_t *end,
+			       unsigned h, unsigned size, uint64_t off,
+			       struct spoor_deframe_item *item)
 {
-	fill_aligned(df, &item->frame, f, h, size, off);
+	fill_aligned(df, &item->frame, f, end, h, size, off);
 	return frame_item(df, item);
 }
 
-/* Returns SPOOR_DF_FRAME (SYNC_LOST if undecodable) for the @size-byte frame @f at offset @off. */
-static int emit_frame(struct spoor_deframe *df, const uint8_t *f, unsigned size, uint64_t off,
-		      struct spoor_deframe_item *item)
+/*
+ * Returns SPOOR_DF_FRAME (SYNC_LOST if undecodable) for the @size-byte frame
+ * @f at offset @off, in a buffer readable up to @end.
+ */
+static int emit_frame(struct spoor_deframe *df, const uint8_t *f, const uint8_t *end,
+		      unsigned size, uint64_t off, struct spoor_deframe_item *item)
 {
 	struct spoor_frame *fr = &item->frame;
 	int err;
 
 	if (df->aligned)
-		return emit_aligned(df, f, f[0], size, off, item);
+		return emit_aligned(df, f, end, f[0], size, off, item);
 	err = spoor_encap_decode(&df->cfg.encap, f, size, fr, df->scratch);
 	if (err)
 		return lose_sync(df, off, err, size, item);
+	if (fr->payload == df->scratch)
+		end = df->scratch + sizeof(df->scratch);
+	fr->payload_room = room_to(fr->payload, end);
 	if (df->atb)
 		fr->source = df->source;
 	fr->offset = off;
@@ -286,7 +322,7 @@ static int continue_frame(struct spoor_deframe *df, struct spoor_deframe_item *i
 		return 0;
 	df->stats.pending_bytes -= ln->need;
 	ln->have = 0;
-	return emit_frame(df, ln->buf, ln->need, ln->part_off, item);
+	return emit_frame(df, ln->buf, ln->buf + sizeof(ln->buf), ln->need, ln->part_off, item);
 }
 
 /* Returns 0 after holding the start of the @size-byte frame at chunk[@i] (to the chunk end). */
@@ -329,7 +365,7 @@ static int scan_synced(struct spoor_deframe *df, struct spoor_deframe_item *item
 	if ((size_t)size > n - i)
 		return hold_frame(df, i, size);
 	df->pos = i + (size_t)size;
-	return emit_frame(df, p + i, (unsigned)size, df->base + i, item);
+	return emit_frame(df, p + i, p + n, (unsigned)size, df->base + i, item);
 }
 
 /* Returns SPOOR_DF_SYNC where a packet is known to start, or 0 (chunk or block used up). */
@@ -409,8 +445,8 @@ static inline int next_fast(struct spoor_deframe *df, struct spoor_deframe_item 
 		return 0;
 	df->pos = i + size;
 	if (!df->aligned)
-		return emit_frame(df, f, size, df->base + i, item);
-	return emit_aligned(df, f, h, size, df->base + i, item);
+		return emit_frame(df, f, df->chunk + df->len, size, df->base + i, item);
+	return emit_aligned(df, f, df->chunk + df->len, h, size, df->base + i, item);
 }
 
 /* Returns the next item's kind or 0, the general way: any state, any layout. */
@@ -453,11 +489,11 @@ int spoor_deframe_next(struct spoor_deframe *df, struct spoor_deframe_item *item
 int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *frames, size_t max)
 {
 	const struct hdr_info *info;
-	const uint8_t *p;
-	uint64_t base, bytes = 0;
+	const uint8_t *start, *q, *end;
+	struct spoor_frame *fr, *fr_end;
+	uint64_t off0;
 	uint32_t source;
 	unsigned src_bytes, ts_bytes;
-	size_t i, n, k = 0;
 
 	if (!df || (!frames && max))
 		return SPOOR_E_INVAL;
@@ -465,50 +501,45 @@ int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *fram
 		max = INT_MAX;
 	if (!df->fast_now || !df->aligned)
 		return 0;
-	/* Locals: the frames' byte-sized stores would otherwise force reloads. */
+	/*
+	 * Locals, so that the frames' stores cannot force reloads; one pass
+	 * looks at most 4 GiB ahead, so that payload_room fits its 32 bits.
+	 */
 	info = df->info;
-	p = df->chunk;
-	i = df->pos;
-	n = df->len;
-	base = df->base;
+	start = q = df->chunk + df->pos;
+	end = q + (df->len - df->pos > UINT32_MAX ? UINT32_MAX : df->len - df->pos);
+	off0 = df->base - (uint64_t)(uintptr_t)df->chunk;	/* + a byte's address: its offset */
 	source = df->source;
 	src_bytes = df->src_bytes;
 	ts_bytes = df->ts_bytes;
-	while (k < max && i < n) {
-		const uint8_t *f = p + i;
-		unsigned h = f[0];
-		const struct hdr_info inf = info[h];	/* one 4-byte load */
-		unsigned size = (unsigned)inf.size, poff = inf.poff;
-		struct spoor_frame *fr = &frames[k];
+	for (fr = frames, fr_end = frames + max; fr < fr_end; fr++) {
+		unsigned h = q[0];
+		const struct hdr_info inf = info[h];
+		unsigned size = (unsigned)inf.size;
 
 		/* a null byte (1) or an error (negative: huge unsigned) ends the run */
-		if (size - 2 > SPOOR_FRAME_MAX - 2 || size > n - i)
+		if (size - 2 > SPOOR_FRAME_MAX - 2 || size > (size_t)(end - q))
 			break;
-		fr->offset = base + i;
+		fr->offset = off0 + (uint64_t)(uintptr_t)q;
 		fr->size = size;
-		fr->flow = (uint8_t)((h >> 5) & 3);
-		fr->type = inf.type;
-		fr->msg = inf.msg;
-		fr->payload = f + poff;
-		fr->payload_len = size - poff;
 		fr->source = source;
-		fr->has_timestamp = false;
+		memcpy((uint8_t *)fr + offsetof(struct spoor_frame, flow), inf.tag, TAG_BYTES);
 		fr->timestamp = 0;
+		fr->payload = q + inf.poff;
+		fr->payload_len = inf.plen;
+		fr->payload_room = (uint32_t)(end - fr->payload);
 		if (src_bytes | (h & 0x80)) {
 			if (src_bytes)
-				fr->source = src_bytes > 1 ? (uint32_t)f[1] | (uint32_t)f[2] << 8 : f[1];
-			fr->has_timestamp = (h & 0x80) != 0;
+				fr->source = src_bytes > 1 ? (uint32_t)q[1] | (uint32_t)q[2] << 8 : q[1];
 			if (h & 0x80)
-				fr->timestamp = read_ts(f + 1 + src_bytes, ts_bytes);
+				fr->timestamp = read_ts(q + 1 + src_bytes, ts_bytes);
 		}
-		i += size;
-		bytes += size;
-		k++;
+		q += size;
 	}
-	df->pos = i;
-	df->stats.frames += k;
-	df->stats.frame_bytes += bytes;
-	return (int)k;
+	df->pos += (size_t)(q - start);
+	df->stats.frames += (uint64_t)(fr - frames);
+	df->stats.frame_bytes += (uint64_t)(q - start);
+	return (int)(fr - frames);
 }
 
 /* Returns 0 after copying the counters into @stats, or SPOOR_E_INVAL. */

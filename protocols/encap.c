@@ -241,9 +241,11 @@ int spoor_encap_decode(const struct spoor_encap_config *cfg, const uint8_t *buf,
 		/* whole payload bytes up to the frame end: no padding to drop */
 		frm->payload = buf + 1 + pos / 8;
 		frm->payload_len = avail / 8;
+		frm->payload_room = frm->payload_len;
 		return 0;
 	}
 	frm->payload_len = realign_payload(buf + 1, pos, avail, scratch);
+	frm->payload_room = frm->payload_len;
 	frm->payload = scratch;
 	return 0;
 }

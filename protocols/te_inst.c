@@ -375,55 +375,111 @@ walk(const struct spoor_params *p, struct bitio *io, struct spoor_te_inst *pkt, 
 	return ret ? ret : io->err;
 }
 
-/* Bits [pos, pos + w) of a short payload @w0 followed by copies of @fill. */
-static inline uint64_t short_bits(uint64_t w0, uint64_t fill, unsigned pos, unsigned w)
-{
-	uint64_t v;
+#define F(f) (UINT32_C(1) << SPOOR_TE_F_##f)
 
-	if (pos >= 64)
-		v = fill;
-	else if (pos == 0)
-		v = w0;
-	else
-		v = (w0 >> pos) | (fill << (64 - pos));
-	return v & width_mask(w);
+/* What the short-packet path needs of the parameters, worked out once. */
+struct short_ctx {
+	bool ok;		/* the path applies to these parameters */
+	unsigned aw;		/* address width */
+	unsigned tail;		/* bits from the address on: aw + 3 status bits + irdepth */
+	uint64_t addr_mask, st_mask;
+	uint32_t addr_present;	/* fields present with an address */
+};
+
+static inline void short_ctx_init(struct short_ctx *c, const struct spoor_params *p)
+{
+	unsigned aw = spoor_params_address_width(p), iw = spoor_params_irdepth_width(p);
+
+	c->ok = iw <= 61 && aw - 1 < 64;
+	c->aw = aw;
+	c->tail = aw + 3 + iw;
+	c->addr_mask = width_mask(aw);
+	c->st_mask = width_mask(3 + iw);
+	c->addr_present = F(ADDRESS) | F(NOTIFY) | F(UPDISCON) | F(IRREPORT) | (iw ? F(IRDEPTH) : 0);
 }
 
 /*
- * Formats 1 (with an address) and 2 of up to 8 bytes, from registers: the
- * walker's result without its per-field bookkeeping, for the packets that
- * dominate a trace.  @pos is the address field's first bit.  Returns the
- * bits used, or SPOOR_E_TRAILING.
+ * What the first byte of a short format 1 or 2 payload says: format in bits
+ * 0..1, branches in bits 2..6 (format 1).  A table, so that the fast path
+ * spends no instructions working it out.
  */
-static inline int decode_addr_short(unsigned aw, unsigned iw, uint64_t w0, uint64_t fill,
-				    unsigned pos, size_t len, uint32_t present,
-				    struct spoor_te_inst *pkt)
-{
-	uint64_t addr, st, notify, updiscon, irreport, msb;
+struct short_head {
+	uint32_t map_mask;	/* the branch_map bits */
+	uint32_t present;	/* fields present with or without an address */
+	uint8_t pos;		/* the address field's first bit (or the packet's end) */
+	uint8_t has_addr;	/* 0: format 1 with branches = 0, a full map and no address */
+	uint8_t fast;		/* format 1 or 2 */
+};
 
-	addr = short_bits(w0, fill, pos, aw);
-	st = short_bits(w0, fill, pos + aw, 3 + iw);
-	pos += aw + 3 + iw;
-	if (pos + 8 <= len * 8)
-		return SPOOR_E_TRAILING;
-	notify = st & 1;
-	updiscon = (st >> 1) & 1;
-	irreport = (st >> 2) & 1;
-	msb = (addr >> (aw - 1)) & 1;
-	pkt->v[SPOOR_TE_F_ADDRESS] = addr;
-	pkt->v[SPOOR_TE_F_NOTIFY] = notify;
-	pkt->v[SPOOR_TE_F_UPDISCON] = updiscon;
-	pkt->v[SPOOR_TE_F_IRREPORT] = irreport;
-	pkt->v[SPOOR_TE_F_IRDEPTH] = st >> 3;
-	present |= (UINT32_C(1) << SPOOR_TE_F_ADDRESS) | (UINT32_C(1) << SPOOR_TE_F_NOTIFY) |
-		   (UINT32_C(1) << SPOOR_TE_F_UPDISCON) | (UINT32_C(1) << SPOOR_TE_F_IRREPORT) |
-		   ((uint32_t)(iw != 0) << SPOOR_TE_F_IRDEPTH);
-	pkt->present = present;
-	pkt->status = (notify != msb ? SPOOR_TE_NOTIFY : 0) |
-		      (updiscon != notify ? SPOOR_TE_UPDISCON : 0) |
-		      (irreport != updiscon ? SPOOR_TE_IRREPORT : 0);
-	return (int)pos;
+#define HD_FMT(i) ((i) & 3)
+#define HD_BR(i) ((i) >> 2)
+#define HD_MW(b) ((b) == 0 ? 31 : (b) < 2 ? 1 : (b) < 4 ? 3 : (b) < 8 ? 7 : (b) < 16 ? 15 : 31)
+#define HD(i) {									\
+	.map_mask = HD_FMT(i) == 1 ? (uint32_t)((UINT64_C(1) << HD_MW(HD_BR(i))) - 1) : 0,	\
+	.present = F(FORMAT) | (HD_FMT(i) == 1 ? F(BRANCHES) | F(BRANCH_MAP) : 0),	\
+	.pos = HD_FMT(i) == 1 ? 7 + HD_MW(HD_BR(i)) : 2,				\
+	.has_addr = !(HD_FMT(i) == 1 && HD_BR(i) == 0),					\
+	.fast = HD_FMT(i) == 1 || HD_FMT(i) == 2,					\
 }
+#define HD4(i) HD(i), HD((i) + 1), HD((i) + 2), HD((i) + 3)
+#define HD16(i) HD4(i), HD4((i) + 4), HD4((i) + 8), HD4((i) + 12)
+
+static const struct short_head short_heads[128] = {
+	HD16(0), HD16(16), HD16(32), HD16(48), HD16(64), HD16(80), HD16(96), HD16(112),
+};
+
+#undef HD16
+#undef HD4
+#undef HD
+#undef HD_MW
+#undef HD_BR
+#undef HD_FMT
+
+/*
+ * Formats 1 and 2 of 1..8 bytes: @head holds the payload's bytes (those
+ * beyond @len unspecified), @hd what its first byte says.  The walker's
+ * result without its per-field steps, for the packets that make up most of
+ * a trace: formats 1 and 2 share one sequence of operations, their
+ * differences being table entries and masks rather than branches (which
+ * format comes next is what a trace makes unpredictable).
+ * Returns the bits used, or SPOOR_E_TRAILING.
+ */
+static inline int decode_short(const struct short_ctx *c, const struct short_head *hd,
+			       uint64_t head, size_t len, struct spoor_te_inst *pkt)
+{
+	/*
+	 * The payload sign-extended from its last bit: bit 63 is then a copy
+	 * of it, so an arithmetic shift right by up to 63 yields the bits from
+	 * there on with the sign fill above them, as decoding reads missing bits.
+	 */
+	unsigned sh = 64 - 8 * (unsigned)len;
+	int64_t w = (int64_t)(head << sh) >> sh;
+	uint32_t has_addr = -(uint32_t)hd->has_addr;
+	unsigned pos = hd->pos, spos = pos + c->aw;
+	unsigned used = pos + (has_addr & c->tail);	/* 7 + 31 for a full map */
+	uint64_t addr, st, bits;
+
+	if (used + 8 <= len * 8)
+		return SPOOR_E_TRAILING;
+	addr = (uint64_t)(w >> pos) & c->addr_mask;
+	st = (uint64_t)(w >> (spos < 63 ? spos : 63)) & c->st_mask;
+	pkt->v[SPOOR_TE_F_FORMAT] = head & 3;
+	pkt->v[SPOOR_TE_F_BRANCHES] = (head >> 2) & 31;
+	pkt->v[SPOOR_TE_F_BRANCH_MAP] = (uint64_t)(w >> 7) & hd->map_mask;
+	pkt->v[SPOOR_TE_F_ADDRESS] = addr;
+	pkt->v[SPOOR_TE_F_NOTIFY] = st & 1;
+	pkt->v[SPOOR_TE_F_UPDISCON] = (st >> 1) & 1;
+	pkt->v[SPOOR_TE_F_IRREPORT] = (st >> 2) & 1;
+	pkt->v[SPOOR_TE_F_IRDEPTH] = st >> 3;
+	pkt->present = hd->present | (has_addr & c->addr_present);
+	/* the address MSB, notify, updiscon, irreport in bits 0..3: bit k of
+	 * bits ^ (bits >> 1) says whether status bit k differs from the one before */
+	bits = (st & 7) << 1 | ((addr >> (c->aw - 1)) & 1);
+	pkt->status = has_addr & (uint32_t)((bits ^ (bits >> 1)) & 7);
+	return (int)used;
+}
+
+#undef F
 
 /* Any packet, through the walker.  Returns the bits used or an error. */
 static __attribute__((noinline)) int decode_walk(const struct spoor_params *p, uint32_t flags,
@@ -462,51 +518,72 @@ static __attribute__((noinline)) int decode_walk(const struct spoor_params *p, u
 int spoor_te_inst_decode(const struct spoor_params *p, const uint8_t *buf, size_t len,
 			 struct spoor_te_inst *pkt)
 {
-	return spoor_te_inst_decode_layout(p, 0, buf, len, pkt);
+	return spoor_te_inst_decode_room(p, 0, buf, len, len, pkt);
 }
 
 int spoor_te_inst_decode_layout(const struct spoor_params *p, uint32_t layout, const uint8_t *buf,
 				size_t len, struct spoor_te_inst *pkt)
 {
-	uint64_t w0, fill;
-	unsigned branches, mw, aw, iw;
+	return spoor_te_inst_decode_room(p, layout, buf, len, len, pkt);
+}
+
+int spoor_te_inst_decode_room(const struct spoor_params *p, uint32_t layout, const uint8_t *buf,
+			      size_t len, size_t room, struct spoor_te_inst *pkt)
+{
+	const struct short_head *hd;
+	struct short_ctx c;
+	uint64_t head;
 
 	if (!p || !buf || !pkt)
 		return SPOOR_E_INVAL;
-	/* Fast paths: formats 1 and 2 of up to 8 bytes, most of any trace. */
-	aw = spoor_params_address_width(p);
-	iw = spoor_params_irdepth_width(p);
-	if (len - 1 >= 8 || iw > 61)
+	/* Fast path: formats 1 and 2 of up to 8 bytes, most of any trace. */
+	short_ctx_init(&c, p);
+	if (len - 1 >= 8 || !c.ok)
 		return decode_walk(p, layout, buf, len, pkt);
-	fill = (buf[len - 1] & 0x80) ? ~UINT64_C(0) : 0;
-	w0 = load_tail(buf, len, fill);
-	switch (w0 & 3) {
-	case SPOOR_TE_FORMAT_BRANCH:
-		branches = (unsigned)(w0 >> 2) & 31;
-		mw = spoor_te_branch_map_width(branches);
-		pkt->v[SPOOR_TE_F_FORMAT] = SPOOR_TE_FORMAT_BRANCH;
-		pkt->v[SPOOR_TE_F_BRANCHES] = branches;
-		pkt->v[SPOOR_TE_F_BRANCH_MAP] = (w0 >> 7) & width_mask(mw);
-		if (branches)
-			return decode_addr_short(aw, iw, w0, fill, 7 + mw, len,
-						 (UINT32_C(1) << SPOOR_TE_F_FORMAT) |
-						 (UINT32_C(1) << SPOOR_TE_F_BRANCHES) |
-						 (UINT32_C(1) << SPOOR_TE_F_BRANCH_MAP), pkt);
-		/* A full branch map and no address: 38 bits, at most 5 bytes. */
-		if (len > 5)
-			return SPOOR_E_TRAILING;
-		pkt->present = (UINT32_C(1) << SPOOR_TE_F_FORMAT) |
-			       (UINT32_C(1) << SPOOR_TE_F_BRANCHES) |
-			       (UINT32_C(1) << SPOOR_TE_F_BRANCH_MAP);
-		pkt->status = 0;
-		return 38;
-	case SPOOR_TE_FORMAT_ADDR:
-		pkt->v[SPOOR_TE_F_FORMAT] = SPOOR_TE_FORMAT_ADDR;
-		return decode_addr_short(aw, iw, w0, fill, 2, len, UINT32_C(1) << SPOOR_TE_F_FORMAT,
-					 pkt);
-	default:
-		return decode_walk(p, layout, buf, len, pkt);
+	if (room >= 8) {
+		memcpy(&head, buf, sizeof(head));	/* the bytes after the payload are ignored */
+		head = le64toh(head);
+	} else {
+		head = load_tail(buf, len, 0);
 	}
+	hd = &short_heads[head & 127];
+	if (!hd->fast)
+		return decode_walk(p, layout, buf, len, pkt);
+	return decode_short(&c, hd, head, len, pkt);
+}
+
+int spoor_te_inst_decode_frames(const struct spoor_params *p, uint32_t layout,
+				const struct spoor_frame *frames, size_t n,
+				struct spoor_te_inst *pkts, int *used)
+{
+	const struct short_head *hd;
+	struct short_ctx c;
+	uint64_t head;
+
+	if (!p || (n && (!frames || !pkts || !used)))
+		return SPOOR_E_INVAL;
+	short_ctx_init(&c, p);
+	for (size_t i = 0; i < n; i++) {
+		const struct spoor_frame *fr = &frames[i];
+		size_t len = fr->payload_len;
+
+		/* short te_inst payloads with room for one 8-byte load: most of them */
+		if (fr->msg == SPOOR_MSG_TE_INST && len - 1 < 8 && fr->payload_room >= 8 && c.ok) {
+			memcpy(&head, fr->payload, sizeof(head));
+			head = le64toh(head);
+			hd = &short_heads[head & 127];
+			if (hd->fast) {
+				used[i] = decode_short(&c, hd, head, len, &pkts[i]);
+				continue;
+			}
+		}
+		if (fr->msg != SPOOR_MSG_TE_INST)
+			used[i] = 0;
+		else
+			used[i] = spoor_te_inst_decode_room(p, layout, fr->payload, len,
+							    fr->payload_room, &pkts[i]);
+	}
+	return 0;
 }
 
 int spoor_te_inst_encode(const struct spoor_params *p, const struct spoor_te_inst *pkt,

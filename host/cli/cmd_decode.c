@@ -469,8 +469,8 @@ static void on_frame(void *ctx, const struct spoor_frame *frm)
 	if (!dec)
 		return;
 	/* The packet's layout can depend on the source's run-time options. */
-	ret = spoor_te_inst_decode_layout(&d->in.params, spoor_decoder_layout(dec), frm->payload,
-					  frm->payload_len, &pkt);
+	ret = spoor_te_inst_decode_room(&d->in.params, spoor_decoder_layout(dec), frm->payload,
+					frm->payload_len, frm->payload_room, &pkt);
 	if (ret < 0) {
 		d->bad_packets++;
 		if (!d->quiet)

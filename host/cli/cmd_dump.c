@@ -128,7 +128,8 @@ static void dump_frame(struct dump *d, const struct spoor_frame *frm)
 		}
 		return;
 	}
-	ret = spoor_te_inst_decode(&d->in.params, frm->payload, frm->payload_len, &pkt);
+	ret = spoor_te_inst_decode_room(&d->in.params, 0, frm->payload, frm->payload_len,
+					frm->payload_room, &pkt);
 	if (ret < 0) {
 		d->bad_packets++;
 		if (d->format == OUT_JSON) {

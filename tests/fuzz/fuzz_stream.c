@@ -43,9 +43,18 @@ static void check_packet(const struct spoor_params *p, const struct spoor_frame 
 	int used, n;
 
 	REQUIRE(frm->payload_len <= SPOOR_FRAME_PAYLOAD_MAX + 1);
-	used = spoor_te_inst_decode(p, frm->payload, frm->payload_len, &pkt);
+	REQUIRE(frm->payload_room >= frm->payload_len);
+	/* Reads up to payload_room bytes: ASan checks the deframer's figure. */
+	used = spoor_te_inst_decode_room(p, 0, frm->payload, frm->payload_len, frm->payload_room,
+					 &pkt);
+	/* Loaded in one word or byte by byte, the packet is the same. */
+	REQUIRE(spoor_te_inst_decode(p, frm->payload, frm->payload_len, &back) == used);
 	if (used < 0)
 		return;
+	REQUIRE(back.present == pkt.present && back.status == pkt.status);
+	for (int f = 0; f < SPOOR_TE_NFIELDS; f++)
+		if (spoor_te_has(&pkt, f))
+			REQUIRE(back.v[f] == pkt.v[f]);
 	n = spoor_te_inst_encode(p, &pkt, buf, sizeof(buf));
 	REQUIRE(n > 0 && (uint32_t)n <= frm->payload_len);
 	REQUIRE(spoor_te_inst_decode(p, buf, (size_t)n, &back) == used);

@@ -71,6 +71,7 @@ struct spoor_frame {
 	bool has_timestamp;
 	uint64_t timestamp;
 	uint32_t payload_len;	/* payload bytes */
+	uint32_t payload_room;	/* bytes readable from payload on (>= payload_len) */
 	const uint8_t *payload;	/* valid until the producer's next call */
 };
 

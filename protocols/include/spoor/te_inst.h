@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spoor/encap.h"
 #include "spoor/params.h"
 
 #ifdef __cplusplus
@@ -165,6 +166,28 @@ int spoor_te_inst_decode_layout(const struct spoor_params *p, uint32_t layout, c
 				size_t len, struct spoor_te_inst *pkt);
 int spoor_te_inst_encode_layout(const struct spoor_params *p, uint32_t layout,
 				const struct spoor_te_inst *pkt, uint8_t *buf, size_t cap);
+
+/*
+ * spoor_te_inst_decode_layout() for a payload inside a larger buffer: @room
+ * bytes are readable from @buf on (@room >= @len; a frame's payload_room).
+ * With 8 or more, a short payload is loaded in one go instead of byte by
+ * byte: faster, and the bytes after the payload are read but never used.
+ */
+int spoor_te_inst_decode_room(const struct spoor_params *p, uint32_t layout, const uint8_t *buf,
+			      size_t len, size_t room, struct spoor_te_inst *pkt);
+
+/*
+ * Decodes the payloads of @n frames (as spoor_deframe_next_frames() gives
+ * them) into @pkts[0..n), all under one @layout: @used[i] is what
+ * spoor_te_inst_decode_room() returns for frame i, or 0 for a frame that
+ * does not carry a te_inst packet (pkts[i] then untouched).  The work that
+ * depends only on the parameters is done once per call, so a bulk consumer
+ * decodes faster this way than packet by packet.
+ * Returns 0 or SPOOR_E_INVAL.
+ */
+int spoor_te_inst_decode_frames(const struct spoor_params *p, uint32_t layout,
+				const struct spoor_frame *frames, size_t n,
+				struct spoor_te_inst *pkts, int *used);
 
 /*
  * Fills notify, updiscon, irreport and irdepth of a packet that carries them
