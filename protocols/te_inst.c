@@ -5,6 +5,7 @@
  * bit reader or a bit writer, so the two can never disagree on a layout.
  */
 #include <endian.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "spoor/error.h"
@@ -405,10 +406,10 @@ static inline void short_ctx_init(struct short_ctx *c, const struct spoor_params
  */
 struct short_head {
 	uint32_t map_mask;	/* the branch_map bits */
-	uint32_t present;	/* fields present with or without an address */
 	uint8_t pos;		/* the address field's first bit (or the packet's end) */
 	uint8_t has_addr;	/* 0: format 1 with branches = 0, a full map and no address */
 	uint8_t fast;		/* format 1 or 2 */
+	uint8_t present;	/* fields present with or without an address */
 };
 
 #define HD_FMT(i) ((i) & 3)
@@ -416,10 +417,10 @@ struct short_head {
 #define HD_MW(b) ((b) == 0 ? 31 : (b) < 2 ? 1 : (b) < 4 ? 3 : (b) < 8 ? 7 : (b) < 16 ? 15 : 31)
 #define HD(i) {									\
 	.map_mask = HD_FMT(i) == 1 ? (uint32_t)((UINT64_C(1) << HD_MW(HD_BR(i))) - 1) : 0,	\
-	.present = F(FORMAT) | (HD_FMT(i) == 1 ? F(BRANCHES) | F(BRANCH_MAP) : 0),	\
 	.pos = HD_FMT(i) == 1 ? 7 + HD_MW(HD_BR(i)) : 2,				\
 	.has_addr = !(HD_FMT(i) == 1 && HD_BR(i) == 0),					\
 	.fast = HD_FMT(i) == 1 || HD_FMT(i) == 2,					\
+	.present = F(FORMAT) | (HD_FMT(i) == 1 ? F(BRANCHES) | F(BRANCH_MAP) : 0),	\
 }
 #define HD4(i) HD(i), HD((i) + 1), HD((i) + 2), HD((i) + 3)
 #define HD16(i) HD4(i), HD4((i) + 4), HD4((i) + 8), HD4((i) + 12)
@@ -552,37 +553,241 @@ int spoor_te_inst_decode_room(const struct spoor_params *p, uint32_t layout, con
 	return decode_short(&c, hd, head, len, pkt);
 }
 
+/* One frame of a batch, the scalar way.  Returns what decode_frames() reports for it. */
+static inline int decode_frame(const struct spoor_params *p, uint32_t layout,
+			       const struct short_ctx *c, const struct spoor_frame *fr,
+			       struct spoor_te_inst *pkt)
+{
+	const struct short_head *hd;
+	size_t len = fr->payload_len;
+	uint64_t head;
+
+	if (fr->msg != SPOOR_MSG_TE_INST)
+		return 0;
+	/* short payloads with room for one 8-byte load: most of them */
+	if (len - 1 < 8 && fr->payload_room >= 8 && c->ok) {
+		memcpy(&head, fr->payload, sizeof(head));
+		head = le64toh(head);
+		hd = &short_heads[head & 127];
+		if (hd->fast)
+			return decode_short(c, hd, head, len, pkt);
+	}
+	return spoor_te_inst_decode_room(p, layout, fr->payload, len, fr->payload_room, pkt);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TE_AVX512 1
+#include <immintrin.h>
+
+_Static_assert(offsetof(struct spoor_frame, msg) == offsetof(struct spoor_frame, flow) + 2 &&
+	       sizeof(((struct spoor_frame *)0)->msg) == 1 &&
+	       sizeof(((struct spoor_frame *)0)->payload_len) == 4 &&
+	       offsetof(struct spoor_frame, payload_room) ==
+	       offsetof(struct spoor_frame, payload_len) + 4 &&
+	       sizeof(struct short_head) == 8 && offsetof(struct spoor_te_inst, v) == 8,
+	       "decode_frames_avx512() reads these layouts as words");
+
+#define TE_SIMD __attribute__((target("avx512f")))
+
+/*
+ * Lane f: word 6f + @j of the eight frames in @z (48 words; a frame is six),
+ * that is word @j of frame f.
+ */
+static inline TE_SIMD __m512i frames_word(const __m512i z[6], unsigned j)
+{
+#define G(f) ((6 * (f) + j) % 16)
+#define IN(f, m) ((unsigned)((6 * (f) + j) / 16 == (m)) << (f))
+#define PAIR(m) (IN(0, m) | IN(1, m) | IN(2, m) | IN(3, m) | IN(4, m) | IN(5, m) | IN(6, m) | IN(7, m))
+	const __m512i idx = _mm512_set_epi64(G(7), G(6), G(5), G(4), G(3), G(2), G(1), G(0));
+	__m512i r = _mm512_permutex2var_epi64(z[0], idx, z[1]);
+
+	r = _mm512_mask_blend_epi64((__mmask8)PAIR(1), r, _mm512_permutex2var_epi64(z[2], idx, z[3]));
+	return _mm512_mask_blend_epi64((__mmask8)PAIR(2), r,
+				       _mm512_permutex2var_epi64(z[4], idx, z[5]));
+#undef PAIR
+#undef IN
+#undef G
+}
+
+/* Transposes the 8 x 8 words @r in place: lane j of r[p] becomes lane p of r[j]. */
+static inline TE_SIMD void transpose8(__m512i r[8])
+{
+	const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+	const __m512i hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+	__m512i t[8], u[8];
+
+	for (unsigned k = 0; k < 8; k += 2) {
+		t[k] = _mm512_unpacklo_epi64(r[k], r[k + 1]);
+		t[k + 1] = _mm512_unpackhi_epi64(r[k], r[k + 1]);
+	}
+	for (unsigned k = 0; k < 8; k += 4) {
+		u[k] = _mm512_permutex2var_epi64(t[k], lo, t[k + 2]);		/* lanes 0, 4 */
+		u[k + 1] = _mm512_permutex2var_epi64(t[k], hi, t[k + 2]);	/* lanes 2, 6 */
+		u[k + 2] = _mm512_permutex2var_epi64(t[k + 1], lo, t[k + 3]);	/* lanes 1, 5 */
+		u[k + 3] = _mm512_permutex2var_epi64(t[k + 1], hi, t[k + 3]);	/* lanes 3, 7 */
+	}
+	r[0] = _mm512_shuffle_i64x2(u[0], u[4], 0x44);
+	r[4] = _mm512_shuffle_i64x2(u[0], u[4], 0xee);
+	r[2] = _mm512_shuffle_i64x2(u[1], u[5], 0x44);
+	r[6] = _mm512_shuffle_i64x2(u[1], u[5], 0xee);
+	r[1] = _mm512_shuffle_i64x2(u[2], u[6], 0x44);
+	r[5] = _mm512_shuffle_i64x2(u[2], u[6], 0xee);
+	r[3] = _mm512_shuffle_i64x2(u[3], u[7], 0x44);
+	r[7] = _mm512_shuffle_i64x2(u[3], u[7], 0xee);
+}
+
+/* A vector of the eight words @h[0..8), built in registers (not through memory). */
+static inline TE_SIMD __m512i words8(const uint64_t h[8])
+{
+	__m128i x[4];
+	__m256i y0, y1;
+
+	for (unsigned k = 0; k < 4; k++)
+		x[k] = _mm_insert_epi64(_mm_cvtsi64_si128((long long)h[2 * k]), (long long)h[2 * k + 1], 1);
+	y0 = _mm256_inserti128_si256(_mm256_castsi128_si256(x[0]), x[1], 1);
+	y1 = _mm256_inserti128_si256(_mm256_castsi128_si256(x[2]), x[3], 1);
+	return _mm512_inserti64x4(_mm512_castsi256_si512(y0), y1, 1);
+}
+
+/*
+ * decode_frames() eight frames at a time with AVX-512F, for the CPUs that
+ * have it: decode_short()'s arithmetic in 64-bit lanes, one packet per lane.
+ * The frames' fields come from six vector loads, the payloads from scalar
+ * loads, and the packets are written by transposing the results and storing
+ * them with masks (the CPU's gathers and scatters, and round trips through
+ * memory, are slower).  Lanes holding anything but a short format 1 or 2
+ * te_inst packet go the scalar way.  A table entry (struct short_head) is
+ * used as one little-endian word: map_mask in bits 0..31, pos 32..39,
+ * has_addr 40..47, fast 48..55, present 56..63.
+ * Returns how many frames it handled (a multiple of 8).
+ */
+static TE_SIMD size_t decode_frames_avx512(const struct spoor_params *p, uint32_t layout,
+					   const struct short_ctx *c,
+					   const struct spoor_frame *frames, size_t n,
+					   struct spoor_te_inst *pkts, int *used)
+{
+	/* the words of struct spoor_te_inst the fast path writes: present and
+	 * status (word 0), then v[f] at word 1 + f */
+#define W(f) (1 + SPOOR_TE_F_##f)
+	_Static_assert(W(FORMAT) == 1 && W(ADDRESS) == 3 && W(BRANCHES) == 5 && W(BRANCH_MAP) == 6 &&
+		       W(IRREPORT) == 14 && W(IRDEPTH) == 15 && W(NOTIFY) == 16 && W(UPDISCON) == 23,
+		       "the masks below follow these words");
+#undef W
+	/* after the transpose, packet p's vector holds words 0 (present,
+	 * status), 1 (format), irreport, 3 (address), irdepth, 5 (branches),
+	 * 6 (branch_map), notify: stored at word 0 with mask 0x6b; irreport and
+	 * irdepth moved to lanes 6, 7 and stored at word 8; notify moved to
+	 * lane 0 with updiscon in lane 7 and stored at word 16 */
+	const __m512i to_b = _mm512_set_epi64(4, 2, 0, 0, 0, 0, 0, 0);
+	const __m512i to_c = _mm512_set_epi64(8, 0, 0, 0, 0, 0, 0, 7);
+	const __m512i one = _mm512_set1_epi64(1), b8 = _mm512_set1_epi64(0xff);
+	const __m512i aw = _mm512_set1_epi64(c->aw), tail = _mm512_set1_epi64(c->tail);
+	const __m512i aw1 = _mm512_set1_epi64(c->aw - 1);
+	const __m512i addr_mask = _mm512_set1_epi64((long long)c->addr_mask);
+	const __m512i st_mask = _mm512_set1_epi64((long long)c->st_mask);
+	const __m512i addr_present = _mm512_set1_epi64(c->addr_present);
+	static const uint8_t zero8[8];
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		const uint8_t *fb = (const uint8_t *)&frames[i];
+		__m512i z[6], r[8], lr, len, tag, head, e, sh, w, pos, ubits, addr, st, bits, stat;
+		__m512i upd;
+		uint64_t hv[8], ev[8];
+		__mmask8 k, k_ok, k_trail, k_has;
+		unsigned kf = 0;
+
+		for (unsigned m = 0; m < 6; m++)
+			z[m] = _mm512_loadu_si512(fb + 64 * m);
+		lr = frames_word(z, offsetof(struct spoor_frame, payload_len) / 8);
+		tag = frames_word(z, offsetof(struct spoor_frame, flow) / 8);
+		len = _mm512_and_si512(lr, _mm512_set1_epi64(0xffffffff));
+		/* te_inst, 1..8 bytes, room for an 8-byte load */
+		k = _mm512_cmpeq_epi64_mask(_mm512_and_si512(_mm512_srli_epi64(tag, 16), b8),
+					    _mm512_set1_epi64(SPOOR_MSG_TE_INST));
+		k &= _mm512_cmplt_epu64_mask(_mm512_sub_epi64(len, one), _mm512_set1_epi64(8));
+		k &= _mm512_cmpge_epu64_mask(_mm512_srli_epi64(lr, 32), _mm512_set1_epi64(8));
+		for (unsigned l = 0; l < 8; l++) {
+			const uint8_t *q = (k >> l) & 1 ? frames[i + l].payload : zero8;
+
+			memcpy(&hv[l], q, sizeof(hv[l]));
+			memcpy(&ev[l], &short_heads[hv[l] & 127], sizeof(ev[l]));
+			kf |= (unsigned)short_heads[hv[l] & 127].fast << l;
+		}
+		k &= (__mmask8)kf;
+		head = words8(hv);
+		e = words8(ev);
+		/* the payload sign-extended from its last bit, as in decode_short() */
+		sh = _mm512_sub_epi64(_mm512_set1_epi64(64), _mm512_slli_epi64(len, 3));
+		w = _mm512_srav_epi64(_mm512_sllv_epi64(head, sh), sh);
+		k_has = _mm512_test_epi64_mask(e, _mm512_set1_epi64((long long)0xff << 40));
+		pos = _mm512_and_si512(_mm512_srli_epi64(e, 32), b8);
+		ubits = _mm512_mask_add_epi64(pos, k_has, pos, tail);
+		k_trail = k & _mm512_cmple_epu64_mask(_mm512_add_epi64(ubits, _mm512_set1_epi64(8)),
+						      _mm512_slli_epi64(len, 3));
+		k_ok = k & ~k_trail;
+		addr = _mm512_and_si512(_mm512_srav_epi64(w, pos), addr_mask);
+		st = _mm512_srav_epi64(w, _mm512_min_epu64(_mm512_add_epi64(pos, aw),
+							   _mm512_set1_epi64(63)));
+		st = _mm512_and_si512(st, st_mask);
+		bits = _mm512_or_si512(_mm512_slli_epi64(_mm512_and_si512(st, _mm512_set1_epi64(7)), 1),
+				       _mm512_and_si512(_mm512_srlv_epi64(addr, aw1), one));
+		stat = _mm512_maskz_and_epi64(k_has, _mm512_xor_si512(bits, _mm512_srli_epi64(bits, 1)),
+					      _mm512_set1_epi64(7));
+		/* rows in the order of the words they go to, see mask_a */
+		r[0] = _mm512_or_si512(_mm512_or_si512(_mm512_srli_epi64(e, 56),
+						       _mm512_maskz_mov_epi64(k_has, addr_present)),
+				       _mm512_slli_epi64(stat, 32));
+		r[1] = _mm512_and_si512(head, _mm512_set1_epi64(3));
+		r[2] = _mm512_and_si512(_mm512_srli_epi64(st, 2), one);		/* irreport */
+		r[3] = addr;
+		r[4] = _mm512_srli_epi64(st, 3);					/* irdepth */
+		r[5] = _mm512_and_si512(_mm512_srli_epi64(head, 2), _mm512_set1_epi64(31));
+		r[6] = _mm512_and_si512(_mm512_srai_epi64(w, 7),
+					_mm512_and_si512(e, _mm512_set1_epi64(0xffffffff)));
+		r[7] = _mm512_and_si512(st, one);					/* notify */
+		upd = _mm512_and_si512(_mm512_srli_epi64(st, 1), one);
+		transpose8(r);
+		for (unsigned l = 0; l < 8; l++) {
+			uint8_t *pb = (uint8_t *)&pkts[i + l];
+
+			if (!((k_ok >> l) & 1))
+				continue;
+			/* whole blocks: what lands on absent fields is unspecified */
+			_mm512_storeu_si512(pb, r[l]);
+			_mm512_storeu_si512(pb + 64, _mm512_permutexvar_epi64(to_b, r[l]));
+			_mm512_storeu_si512(pb + 128, _mm512_permutex2var_epi64(r[l],
+					    _mm512_mask_set1_epi64(to_c, 0x80, 8 + l), upd));
+		}
+		_mm512_mask_cvtepi64_storeu_epi32(&used[i], k, _mm512_mask_mov_epi64(ubits, k_trail,
+						  _mm512_set1_epi64(SPOOR_E_TRAILING)));
+		for (unsigned rest = (uint8_t)~k; rest; rest &= rest - 1) {
+			size_t j = i + (unsigned)__builtin_ctz(rest);
+
+			used[j] = decode_frame(p, layout, c, &frames[j], &pkts[j]);
+		}
+	}
+	return i;
+}
+#endif
+
 int spoor_te_inst_decode_frames(const struct spoor_params *p, uint32_t layout,
 				const struct spoor_frame *frames, size_t n,
 				struct spoor_te_inst *pkts, int *used)
 {
-	const struct short_head *hd;
 	struct short_ctx c;
-	uint64_t head;
+	size_t i = 0;
 
 	if (!p || (n && (!frames || !pkts || !used)))
 		return SPOOR_E_INVAL;
 	short_ctx_init(&c, p);
-	for (size_t i = 0; i < n; i++) {
-		const struct spoor_frame *fr = &frames[i];
-		size_t len = fr->payload_len;
-
-		/* short te_inst payloads with room for one 8-byte load: most of them */
-		if (fr->msg == SPOOR_MSG_TE_INST && len - 1 < 8 && fr->payload_room >= 8 && c.ok) {
-			memcpy(&head, fr->payload, sizeof(head));
-			head = le64toh(head);
-			hd = &short_heads[head & 127];
-			if (hd->fast) {
-				used[i] = decode_short(&c, hd, head, len, &pkts[i]);
-				continue;
-			}
-		}
-		if (fr->msg != SPOOR_MSG_TE_INST)
-			used[i] = 0;
-		else
-			used[i] = spoor_te_inst_decode_room(p, layout, fr->payload, len,
-							    fr->payload_room, &pkts[i]);
-	}
+#ifdef TE_AVX512
+	if (c.ok && n >= 8 && __builtin_cpu_supports("avx512f"))
+		i = decode_frames_avx512(p, layout, &c, frames, n, pkts, used);
+#endif
+	for (; i < n; i++)
+		used[i] = decode_frame(p, layout, &c, &frames[i], &pkts[i]);
 	return 0;
 }
 
