@@ -506,7 +506,7 @@ static inline struct spoor_frame *run_frames(const struct spoor_deframe *df, con
 	const uint8_t *q = *pq;
 	struct spoor_frame *fr;
 
-	for (fr = frames; fr < fr_end; fr++) {
+	for (fr = frames; fr < fr_end && q < end; fr++) {
 		unsigned h = q[0];
 		const struct hdr_info inf = info[h];
 		unsigned size = plain ? 1 + (h & 0x1f) : (unsigned)inf.size;
@@ -544,7 +544,7 @@ int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *fram
 		return SPOOR_E_INVAL;
 	if (max > INT_MAX)
 		max = INT_MAX;
-	if (!df->fast_now || !df->aligned)
+	if (!df->fast_now || !df->aligned || df->pos >= df->len || !max)
 		return 0;
 	/* One pass looks at most 4 GiB ahead, so that payload_room fits its 32 bits. */
 	start = q = df->chunk + df->pos;

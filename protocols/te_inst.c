@@ -535,7 +535,7 @@ int spoor_te_inst_decode_room(const struct spoor_params *p, uint32_t layout, con
 	struct short_ctx c;
 	uint64_t head;
 
-	if (!p || !buf || !pkt)
+	if (!p || !buf || !pkt || room < len)
 		return SPOOR_E_INVAL;
 	/* Fast path: formats 1 and 2 of up to 8 bytes, most of any trace. */
 	short_ctx_init(&c, p);

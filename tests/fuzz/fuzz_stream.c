@@ -4,8 +4,9 @@
  * The first four input bytes choose the encapsulation, its S/T/Y, block
  * alignment, start state, chunk sizes and encoder parameters; the rest is
  * the stream.  Checks, beyond the sanitizers: the byte accounting of the
- * deframer is exact, every frame fits its bounds, and every packet that
- * decodes re-encodes and decodes to the same fields.
+ * deframer is exact, every frame fits its bounds, every packet that
+ * decodes re-encodes and decodes to the same fields, and a batch of frames
+ * decodes as its frames do one by one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -64,19 +65,59 @@ static void check_packet(const struct spoor_params *p, const struct spoor_frame 
 			REQUIRE(back.v[f] == pkt.v[f]);
 }
 
+/* Checks one frame the deframer gave, and its packet. */
+static void check_frame(const struct spoor_params *p, const struct spoor_frame *frm)
+{
+	REQUIRE(frm->size >= 2 && frm->size <= SPOOR_FRAME_MAX);
+	if (frm->msg == SPOOR_MSG_TE_INST)
+		check_packet(p, frm);
+}
+
+/* Decodes a batch of frames at once: the same as packet by packet. */
+static void check_batch(const struct spoor_params *p, const struct spoor_frame *frames, int k)
+{
+	static struct spoor_te_inst pkts[64];
+	struct spoor_te_inst one;
+	int used[64];
+
+	REQUIRE(spoor_te_inst_decode_frames(p, 0, frames, (size_t)k, pkts, used) == 0);
+	for (int i = 0; i < k; i++) {
+		check_frame(p, &frames[i]);
+		if (frames[i].msg != SPOOR_MSG_TE_INST) {
+			REQUIRE(used[i] == 0);
+			continue;
+		}
+		REQUIRE(spoor_te_inst_decode(p, frames[i].payload, frames[i].payload_len, &one) ==
+			used[i]);
+		if (used[i] < 0)
+			continue;
+		REQUIRE(one.present == pkts[i].present && one.status == pkts[i].status);
+		for (int f = 0; f < SPOOR_TE_NFIELDS; f++)
+			if (spoor_te_has(&one, f))
+				REQUIRE(one.v[f] == pkts[i].v[f]);
+	}
+}
+
+/* Takes every item of the chunk, frames in batches as a bulk consumer would. */
 static void drain(struct spoor_deframe *df, const struct spoor_params *p)
 {
+	struct spoor_frame frames[64];
 	struct spoor_deframe_item it;
-	int ret;
+	int ret, k;
 
-	while ((ret = spoor_deframe_next(df, &it, sizeof(it))) > 0) {
-		if (ret == SPOOR_DF_FRAME) {
-			REQUIRE(it.frame.size >= 2 && it.frame.size <= SPOOR_FRAME_MAX);
-			if (it.frame.msg == SPOOR_MSG_TE_INST)
-				check_packet(p, &it.frame);
-		}
+	for (;;) {
+		k = spoor_deframe_next_frames(df, frames, 64);
+		REQUIRE(k >= 0 && k <= 64);
+		check_batch(p, frames, k);
+		if (k == 64)
+			continue;
+		ret = spoor_deframe_next(df, &it, sizeof(it));
+		REQUIRE(ret >= 0);
+		if (ret == 0)
+			break;
+		if (ret == SPOOR_DF_FRAME)
+			check_frame(p, &it.frame);
 	}
-	REQUIRE(ret == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -53,6 +53,21 @@ struct run {
 	unsigned next_bad;	/* next() errors */
 };
 
+/*
+ * Reads the bytes a decoder may load of @fr's payload_room (its first 16
+ * and its last): the sanitizer build checks that they are readable.
+ */
+static void touch_room(const struct spoor_frame *fr)
+{
+	volatile uint8_t sum = 0;
+
+	for (uint32_t i = 0; i < fr->payload_room && i < 16; i++)
+		sum = (uint8_t)(sum + fr->payload[i]);
+	if (fr->payload_room)
+		sum = (uint8_t)(sum + fr->payload[fr->payload_room - 1]);
+	(void)sum;
+}
+
 /* Fills @x from @it. */
 static void fill_rec(struct rec *x, const struct spoor_deframe_item *it)
 {
@@ -71,8 +86,10 @@ static void fill_rec(struct rec *x, const struct spoor_deframe_item *it)
 	x->type = it->frame.type;
 	x->has_timestamp = it->frame.has_timestamp;
 	x->timestamp = it->frame.timestamp;
+	touch_room(&it->frame);
 	if (it->frame.offset != it->offset || it->frame.source != it->source ||
-	    it->frame.payload_len > SPOOR_FRAME_PAYLOAD_MAX || !it->frame.payload_len)
+	    it->frame.payload_len > SPOOR_FRAME_PAYLOAD_MAX || !it->frame.payload_len ||
+	    it->frame.payload_room < it->frame.payload_len)
 		x->kind = -1;	/* inconsistent item: never equal to a good one */
 	else
 		memcpy(x->payload, it->frame.payload, it->frame.payload_len);
@@ -1104,6 +1121,60 @@ static void test_api(void)
 	spoor_deframe_free(NULL);
 }
 
+/*
+ * payload_room: a frame inside the chunk may be read up to the chunk's end;
+ * one split across chunks (held by the deframer) at least to its own end.
+ */
+static void test_payload_room(void)
+{
+	/* six raw te_inst frames of 4 bytes: header 0x43, three payload bytes */
+	uint8_t stream[24];
+	const uint8_t *chunk[2] = { stream, stream + 10 };
+	const size_t len[2] = { 10, 14 };
+	struct spoor_deframe_config cfg;
+	struct spoor_deframe_item it;
+	struct spoor_frame fr[8];
+	struct spoor_deframe *df;
+	unsigned frames = 0, in_chunk = 0;
+	int k;
+
+	for (unsigned i = 0; i < sizeof(stream); i++)
+		stream[i] = i % 4 ? (uint8_t)(0x10 + i) : 0x43;
+	raw_config(&cfg);
+	df = spoor_deframe_new(&cfg);
+	CHECK(df != NULL);
+	if (!df)
+		return;
+	for (unsigned c = 0; c < 2; c++) {
+		const uint8_t *end = chunk[c] + len[c];
+
+		CHECK_EQ(spoor_deframe_feed(df, chunk[c], len[c], 0), 0);
+		for (;;) {
+			k = spoor_deframe_next_frames(df, fr, 8);
+			for (int i = 0; i < k; i++, frames++, in_chunk++)
+				CHECK(fr[i].payload + fr[i].payload_room == end);
+			if (k == 8)
+				continue;
+			if (spoor_deframe_next(df, &it, sizeof(it)) != SPOOR_DF_FRAME)
+				break;
+			frames++;
+			CHECK(it.frame.payload_room >= it.frame.payload_len);
+			if (it.frame.payload >= chunk[c] && it.frame.payload < end) {
+				CHECK(it.frame.payload + it.frame.payload_room == end);
+				in_chunk++;
+			} else {
+				/* the frame split at byte 10: held, payload bytes 9..11 */
+				CHECK_EQ(it.frame.offset, 8);
+				CHECK_EQ(it.frame.payload[0], 0x10 + 9);
+				CHECK_EQ(it.frame.payload[2], 0x10 + 11);
+			}
+		}
+	}
+	CHECK_EQ(frames, 6);
+	CHECK_EQ(in_chunk, 5);
+	spoor_deframe_free(df);
+}
+
 /* Unsynchronised start: garbage, then a sync sequence, then frames. */
 static void test_garbage_start(void)
 {
@@ -1234,6 +1305,7 @@ static void test_random_streams(void)
 int main(void)
 {
 	test_api();
+	test_payload_room();
 	test_garbage_start();
 	test_vectors();
 	test_robustness();

@@ -458,6 +458,120 @@ static void test_random_bytes(void)
 	CHECK_EQ(bad, 0);
 }
 
+/* True when @a and @b (both from decoding the same payload, returning @used) agree. */
+static bool same_decode(const struct spoor_te_inst *a, const struct spoor_te_inst *b, int used)
+{
+	if (used < 0)
+		return true;	/* the packet is unspecified after an error */
+	if (a->present != b->present || a->status != b->status)
+		return false;
+	for (int f = 0; f < SPOOR_TE_NFIELDS; f++)
+		if (spoor_te_has(a, f) && a->v[f] != b->v[f])
+			return false;
+	return true;
+}
+
+/*
+ * Writes a payload at @buf (room for SPOOR_TE_MAX_PAYLOAD bytes): mostly a
+ * random packet, formats 1 and 2 the most often as in a trace, sometimes
+ * random bytes.  Returns its length.
+ */
+static size_t random_payload(const struct spoor_params *p, uint8_t *buf)
+{
+	static const unsigned fmts[] = { 1, 1, 1, 2, 2, 3, 0 };
+	struct spoor_te_inst pkt;
+	unsigned fmt = fmts[rnd_below(7)];
+	size_t len;
+	int n;
+
+	if (rnd_below(8) && random_packet(p, fmt, rnd_below(fmt == 3 ? 4 : 2), &pkt)) {
+		if (fmt != 3)
+			spoor_te_inst_set_status(p, &pkt, (uint32_t)rnd_below(8),
+						 rnd() & mask(spoor_params_irdepth_width(p)));
+		n = spoor_te_inst_encode(p, &pkt, buf, SPOOR_TE_MAX_PAYLOAD);
+		if (n > 0)
+			return (size_t)n;
+	}
+	len = 1 + rnd_below(rnd_below(2) ? 8 : 40);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)rnd();
+	return len;
+}
+
+/*
+ * spoor_te_inst_decode_room() with bytes to spare after the payload, and
+ * spoor_te_inst_decode_frames() on batches of frames (eight at a time with
+ * AVX-512 where the CPU has it, frame by frame otherwise), give what
+ * spoor_te_inst_decode() gives payload by payload; frames that carry no
+ * te_inst packet are reported as 0 and their packets left alone.
+ */
+static void test_decode_room_and_frames(void)
+{
+	enum { MAXN = 100 };
+	static uint8_t buf[MAXN * (SPOOR_TE_MAX_PAYLOAD + 16)];
+	static struct spoor_frame fr[MAXN];
+	static struct spoor_te_inst got[MAXN], want;
+	struct spoor_params p;
+	unsigned bad_room = 0, bad_batch = 0, packets = 0, short_ok = 0;
+	int used[MAXN];
+
+	for (int iter = 0; iter < 1500; iter++) {
+		size_t n = 1 + rnd_below(MAXN), pos = 0;
+
+		random_params(&p);
+		for (size_t i = 0; i < n; i++) {
+			size_t len = random_payload(&p, buf + pos), spare = rnd_below(16);
+
+			/* the bytes after the payload are junk: they must not matter */
+			for (size_t j = 0; j < spare; j++)
+				buf[pos + len + j] = (uint8_t)rnd();
+			memset(&fr[i], 0, sizeof(fr[i]));
+			fr[i].msg = rnd_below(16) ? SPOOR_MSG_TE_INST : SPOOR_MSG_TE_DATA;
+			fr[i].payload = buf + pos;
+			fr[i].payload_len = (uint32_t)len;
+			fr[i].payload_room = (uint32_t)(len + spare);
+			pos += len + spare;
+		}
+		memset(got, 0x5a, sizeof(got));
+		CHECK_EQ(spoor_te_inst_decode_frames(&p, 0, fr, n, got, used), 0);
+		for (size_t i = 0; i < n; i++) {
+			struct spoor_te_inst room;
+			int ref = spoor_te_inst_decode(&p, fr[i].payload, fr[i].payload_len, &want);
+			int r = spoor_te_inst_decode_room(&p, 0, fr[i].payload, fr[i].payload_len,
+							  fr[i].payload_room, &room);
+
+			packets++;
+			if (r != ref || !same_decode(&room, &want, ref))
+				bad_room++;
+			if (fr[i].msg != SPOOR_MSG_TE_INST) {
+				struct spoor_te_inst untouched;
+
+				memset(&untouched, 0x5a, sizeof(untouched));
+				if (used[i] != 0 || memcmp(&got[i], &untouched, sizeof(untouched)))
+					bad_batch++;
+				continue;
+			}
+			if (used[i] != ref || !same_decode(&got[i], &want, ref)) {
+				if (bad_batch++ < 3)
+					fprintf(stderr, "decode_frames: frame %zu of %zu: %d, want %d\n",
+						i, n, used[i], ref);
+			}
+			short_ok += ref > 0 && fr[i].payload_len <= 8 &&
+				    (want.v[SPOOR_TE_F_FORMAT] == 1 || want.v[SPOOR_TE_F_FORMAT] == 2);
+		}
+	}
+	CHECK_EQ(bad_room, 0);
+	CHECK_EQ(bad_batch, 0);
+	/* the fast paths were exercised, not only the walker */
+	CHECK(short_ok > packets / 4);
+	CHECK_EQ(spoor_te_inst_decode_frames(NULL, 0, fr, 1, got, used), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_te_inst_decode_frames(&p, 0, NULL, 1, got, used), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_te_inst_decode_frames(&p, 0, fr, 1, NULL, used), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_te_inst_decode_frames(&p, 0, fr, 1, got, NULL), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_te_inst_decode_frames(&p, 0, NULL, 0, NULL, NULL), 0);
+	CHECK_EQ(spoor_te_inst_decode_room(&p, 0, buf, 4, 3, &want), SPOOR_E_INVAL);
+}
+
 /* Implicit exception: a trap packet with thaddr 1 carries no address. */
 static void test_implicit_exception(void)
 {
@@ -523,6 +637,7 @@ int main(void)
 	test_round_trip();
 	test_malformed();
 	test_random_bytes();
+	test_decode_room_and_frames();
 	test_implicit_exception();
 	test_addresses();
 	return check_done();
