@@ -34,18 +34,15 @@ struct counts {
 	uint64_t bytes, packets, blocks, insns, events;
 };
 
-/* Decodes one frame's packet and drains the decoder, counting blocks. */
-static void run_frame(struct spoor_decoder *dec, const struct spoor_params *p,
-		      const struct spoor_frame *fr, struct counts *c)
+/* Gives the decoder one packet (from the frame at @offset) and drains it, counting blocks. */
+static void run_packet(struct spoor_decoder *dec, const struct spoor_te_inst *pkt,
+		       uint64_t offset, struct counts *c)
 {
-	struct spoor_te_inst pkt;
 	struct spoor_dec_item it;
 	int ret;
 
-	if (spoor_te_inst_decode_room(p, 0, fr->payload, fr->payload_len, fr->payload_room, &pkt) < 0)
-		return;
 	c->packets++;
-	spoor_decoder_put(dec, &pkt, fr->offset);
+	spoor_decoder_put(dec, pkt, offset);
 	for (;;) {
 		struct spoor_block blocks[64];
 		int n = spoor_decoder_next_blocks(dec, blocks, 64);
@@ -65,6 +62,19 @@ static void run_frame(struct spoor_decoder *dec, const struct spoor_params *p,
 			c->events++;
 		}
 	}
+}
+
+/* Decodes @n frames' packets in one batch and runs each through the decoder. */
+static void run_frames(struct spoor_decoder *dec, const struct spoor_params *p,
+		       const struct spoor_frame *frames, size_t n, struct counts *c)
+{
+	struct spoor_te_inst pkts[64];
+	int used[64];
+
+	spoor_te_inst_decode_frames(p, 0, frames, n, pkts, used);
+	for (size_t i = 0; i < n; i++)
+		if (used[i] > 0)
+			run_packet(dec, &pkts[i], frames[i].offset, c);
 }
 
 /* Streams @total bytes of repeated @seed through the pipeline. */
@@ -93,15 +103,14 @@ static struct counts run(const struct spoor_params *p, struct spoor_image *img,
 		c.bytes += seed_len;
 		for (;;) {
 			k = spoor_deframe_next_frames(df, frames, 64);
-			for (int i = 0; i < k; i++)
-				run_frame(dec, p, &frames[i], &c);
+			run_frames(dec, p, frames, (size_t)k, &c);
 			if (k == 64)
 				continue;
 			ret = spoor_deframe_next(df, &it, sizeof(it));
 			if (ret <= 0)
 				break;
 			if (ret == SPOOR_DF_FRAME)
-				run_frame(dec, p, &it.frame, &c);
+				run_frames(dec, p, &it.frame, 1, &c);
 		}
 	}
 	spoor_deframe_free(df);

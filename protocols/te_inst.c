@@ -672,15 +672,23 @@ static TE_SIMD size_t decode_frames_avx512(const struct spoor_params *p, uint32_
 #define W(f) (1 + SPOOR_TE_F_##f)
 	_Static_assert(W(FORMAT) == 1 && W(ADDRESS) == 3 && W(BRANCHES) == 5 && W(BRANCH_MAP) == 6 &&
 		       W(IRREPORT) == 14 && W(IRDEPTH) == 15 && W(NOTIFY) == 16 && W(UPDISCON) == 23,
-		       "the masks below follow these words");
+		       "the blocks below follow these words");
 #undef W
-	/* after the transpose, packet p's vector holds words 0 (present,
+	/*
+	 * After the transpose, packet p's vector holds words 0 (present,
 	 * status), 1 (format), irreport, 3 (address), irdepth, 5 (branches),
-	 * 6 (branch_map), notify: stored at word 0 with mask 0x6b; irreport and
-	 * irdepth moved to lanes 6, 7 and stored at word 8; notify moved to
-	 * lane 0 with updiscon in lane 7 and stored at word 16 */
+	 * 6 (branch_map), notify: stored whole as words 0..7.  Irreport and
+	 * irdepth, moved to lanes 6 and 7, make words 8..15; notify, moved to
+	 * lane 0, and p's updiscon in lane 7 make words 16..23.  The other
+	 * words of those blocks belong to fields these formats do not have,
+	 * whose values are unspecified: whole stores are faster than masked.
+	 */
+	static const int64_t to_c[8][8] = {
+#define TO_C(p) { 7, 0, 0, 0, 0, 0, 0, 8 + (p) }
+		TO_C(0), TO_C(1), TO_C(2), TO_C(3), TO_C(4), TO_C(5), TO_C(6), TO_C(7),
+#undef TO_C
+	};
 	const __m512i to_b = _mm512_set_epi64(4, 2, 0, 0, 0, 0, 0, 0);
-	const __m512i to_c = _mm512_set_epi64(8, 0, 0, 0, 0, 0, 0, 7);
 	const __m512i one = _mm512_set1_epi64(1), b8 = _mm512_set1_epi64(0xff);
 	const __m512i aw = _mm512_set1_epi64(c->aw), tail = _mm512_set1_epi64(c->tail);
 	const __m512i aw1 = _mm512_set1_epi64(c->aw - 1);
@@ -749,17 +757,23 @@ static TE_SIMD size_t decode_frames_avx512(const struct spoor_params *p, uint32_
 		r[7] = _mm512_and_si512(st, one);					/* notify */
 		upd = _mm512_and_si512(_mm512_srli_epi64(st, 1), one);
 		transpose8(r);
-		for (unsigned l = 0; l < 8; l++) {
-			uint8_t *pb = (uint8_t *)&pkts[i + l];
-
-			if (!((k_ok >> l) & 1))
-				continue;
-			/* whole blocks: what lands on absent fields is unspecified */
-			_mm512_storeu_si512(pb, r[l]);
-			_mm512_storeu_si512(pb + 64, _mm512_permutexvar_epi64(to_b, r[l]));
-			_mm512_storeu_si512(pb + 128, _mm512_permutex2var_epi64(r[l],
-					    _mm512_mask_set1_epi64(to_c, 0x80, 8 + l), upd));
+#define PUT(l) do {									\
+		uint8_t *pb = (uint8_t *)&pkts[i + (l)];					\
+											\
+		_mm512_storeu_si512(pb, r[l]);							\
+		_mm512_storeu_si512(pb + 64, _mm512_permutexvar_epi64(to_b, r[l]));		\
+		_mm512_storeu_si512(pb + 128, _mm512_permutex2var_epi64(r[l],			\
+				    _mm512_loadu_si512(to_c[l]), upd));				\
+	} while (0)
+		if (k_ok == 0xff) {	/* the usual case: no tests */
+			for (unsigned l = 0; l < 8; l++)
+				PUT(l);
+		} else {
+			for (unsigned l = 0; l < 8; l++)
+				if ((k_ok >> l) & 1)
+					PUT(l);
 		}
+#undef PUT
 		_mm512_mask_cvtepi64_storeu_epi32(&used[i], k, _mm512_mask_mov_epi64(ubits, k_trail,
 						  _mm512_set1_epi64(SPOOR_E_TRAILING)));
 		for (unsigned rest = (uint8_t)~k; rest; rest &= rest - 1) {
