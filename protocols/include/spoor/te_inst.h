@@ -106,7 +106,8 @@ enum spoor_te_status {
 struct spoor_te_inst {
 	uint32_t present;		/* 1 << SPOOR_TE_F_x for each field in the packet */
 	uint32_t status;		/* enum spoor_te_status flags */
-	uint64_t v[SPOOR_TE_NFIELDS];	/* field values as transmitted, masked to width */
+	uint64_t v[SPOOR_TE_NFIELDS];	/* field values as transmitted, masked to width;
+					 * v[f] means nothing unless present has bit f */
 };
 
 /* Largest payload the codec produces (64-bit widths everywhere). */
@@ -181,8 +182,10 @@ int spoor_te_inst_decode_room(const struct spoor_params *p, uint32_t layout, con
  * them) into @pkts[0..n), all under one @layout: @used[i] is what
  * spoor_te_inst_decode_room() returns for frame i, or 0 for a frame that
  * does not carry a te_inst packet (pkts[i] then untouched).  The work that
- * depends only on the parameters is done once per call, so a bulk consumer
- * decodes faster this way than packet by packet.
+ * depends only on the parameters is done once per call, and on CPUs with
+ * AVX-512F eight short packets are decoded at once, so a bulk consumer
+ * decodes faster this way than packet by packet.  The fields a packet does
+ * not have may be overwritten (see struct spoor_te_inst).
  * Returns 0 or SPOOR_E_INVAL.
  */
 int spoor_te_inst_decode_frames(const struct spoor_params *p, uint32_t layout,
