@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Streaming deframer: packet boundaries, synchronisation and block alignment per source. */
+#include <endian.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -9,6 +10,10 @@
 #include "spoor/error.h"
 
 #define ATB_LANES 128
+/* next_frames() on bit-packed layouts: frames per call, and bytes per
+ * realigned payload (the largest, one byte more, and room for word stores) */
+#define BATCH_SLOTS 64
+#define SLOT_BYTES 48
 
 /* Keeps the rare paths out of spoor_deframe_next()'s fast path. */
 #if defined(__GNUC__)
@@ -71,6 +76,9 @@ struct spoor_deframe {
 	uint8_t ts_bytes;	/* timestamp bytes when extend = 1 */
 	struct hdr_info info[256];	/* per header byte */
 	uint8_t scratch[SPOOR_FRAME_PAYLOAD_MAX + 1];
+	uint8_t type_msg[256];	/* enum spoor_msg_type of each type value */
+	/* next_frames(), bit-packed layouts: the realigned payloads of one batch */
+	uint8_t slots[BATCH_SLOTS][SLOT_BYTES];
 	struct df_lane lanes[];
 };
 
@@ -119,8 +127,10 @@ struct spoor_deframe *spoor_deframe_new(const struct spoor_deframe_config *cfg)
 	df->fast = !cfg->block_size;
 	df->src_bytes = (uint8_t)(ec->src_bits / 8);
 	df->ts_bytes = (uint8_t)ec->ts_bytes;
-	for (i = 0; i < 256; i++)
+	for (i = 0; i < 256; i++) {
 		fill_info(ec, (uint8_t)i, &df->info[i]);
+		df->type_msg[i] = (uint8_t)spoor_encap_msg_type(ec, i);
+	}
 	for (i = 0; i < n; i++)
 		df->lanes[i].synced = cfg->start_synced;
 	df->lane = &df->lanes[0];
@@ -534,6 +544,108 @@ static inline struct spoor_frame *run_frames(const struct spoor_deframe *df, con
 	return fr;
 }
 
+static inline uint64_t load64_le(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+/* Bits [@pos, @pos + @n) (n 0..64) of the LSB-first bit stream @p; reads p[pos / 8 .. pos / 8 + 8]. */
+static inline uint64_t bits_at(const uint8_t *p, unsigned pos, unsigned n)
+{
+	unsigned sh = pos % 8;
+	uint64_t v = load64_le(p + pos / 8) >> sh;
+
+	if (sh)
+		v |= (uint64_t)p[pos / 8 + 8] << (64 - sh);
+	return n >= 64 ? v : v & ((UINT64_C(1) << n) - 1);
+}
+
+/*
+ * Moves the @avail payload bits at bit @pos of @body into @out, byte-aligned,
+ * a word at a time (reading up to 8 bytes past the body, writing up to 8
+ * past the payload), and returns the payload length: spoor_encap_decode()'s
+ * realignment, whose rules for the leftover bits it follows.
+ */
+static inline uint32_t realign_words(const uint8_t *body, unsigned pos, unsigned avail,
+				     uint8_t *out)
+{
+	const uint8_t *src = body + pos / 8;
+	unsigned sh = pos % 8, whole = avail / 8, rest = avail % 8, v, fill;
+
+	for (unsigned i = 0; i <= whole; i += 8) {
+		uint64_t w = load64_le(src + i) >> sh;
+
+		if (sh)
+			w |= (uint64_t)src[i + 8] << (64 - sh);
+		w = htole64(w);
+		memcpy(out + i, &w, sizeof(w));
+	}
+	if (!rest)
+		return whole;
+	v = out[whole] & ((1u << rest) - 1);	/* the leftover bits */
+	if (whole) {
+		fill = (out[whole - 1] & 0x80) ? (1u << rest) - 1 : 0;
+		if (v == fill)
+			return whole;	/* padding only */
+	}
+	if (v >> (rest - 1))
+		v |= 0xffu << rest;	/* pad with the last bit */
+	out[whole] = (uint8_t)v;
+	return whole + 1;
+}
+
+/*
+ * next_frames() for layouts whose fields are not whole bytes (a srcID not a
+ * multiple of 8 bits, type bits): the fields are read and the payloads
+ * realigned a word at a time, into the deframer's slots, for frames with 8
+ * bytes after them in the chunk (the others take next()'s way).  Returns
+ * the first frame not filled.
+ */
+static struct spoor_frame *run_frames_bits(struct spoor_deframe *df, const uint8_t **pq,
+					   const uint8_t *end, struct spoor_frame *frames,
+					   struct spoor_frame *fr_end)
+{
+	const struct spoor_encap_config *ec = &df->cfg.encap;
+	const uint64_t off0 = df->base - (uint64_t)(uintptr_t)df->chunk;
+	const unsigned s = ec->src_bits, t8 = ec->ts_bytes * 8, y = ec->type_bits;
+	const uint8_t *q = *pq;
+	struct spoor_frame *fr;
+
+	if (fr_end - frames > BATCH_SLOTS)
+		fr_end = frames + BATCH_SLOTS;
+	for (fr = frames; fr < fr_end && q < end; fr++) {
+		const unsigned h = q[0], size = (unsigned)df->info[h].size;
+		const uint8_t *body = q + 1;
+		uint8_t *slot = df->slots[fr - frames];
+		unsigned pos = s, type;
+
+		if (size - 2 > SPOOR_FRAME_MAX - 2 || size + 8 > (size_t)(end - q))
+			break;
+		fr->offset = off0 + (uint64_t)(uintptr_t)q;
+		fr->size = size;
+		fr->flow = (uint8_t)((h >> 5) & 3);
+		fr->source = ec->kind == SPOOR_ENCAP_ATB ? df->source : (uint32_t)bits_at(body, 0, s);
+		fr->has_timestamp = (h & 0x80) != 0;
+		fr->timestamp = 0;
+		if (h & 0x80) {
+			fr->timestamp = bits_at(body, pos, t8);
+			pos += t8;
+		}
+		type = ec->kind == SPOOR_ENCAP_RAW ? fr->flow : (unsigned)bits_at(body, pos, y);
+		fr->type = (uint8_t)type;
+		fr->msg = df->type_msg[type];
+		fr->payload_len = realign_words(body, pos + y, (h & 0x1f) * 8 - s % 8 - y, slot);
+		fr->payload = slot;
+		fr->payload_room = SLOT_BYTES;
+		q += size;
+	}
+	*pq = q;
+	return fr;
+}
+
 /* Returns the number of frames put in @frames (0..@max), or SPOOR_E_INVAL. */
 int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *frames, size_t max)
 {
@@ -544,12 +656,14 @@ int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *fram
 		return SPOOR_E_INVAL;
 	if (max > INT_MAX)
 		max = INT_MAX;
-	if (!df->fast_now || !df->aligned || df->pos >= df->len || !max)
+	if (!df->fast_now || df->pos >= df->len || !max)
 		return 0;
 	/* One pass looks at most 4 GiB ahead, so that payload_room fits its 32 bits. */
 	start = q = df->chunk + df->pos;
 	end = q + (df->len - df->pos > UINT32_MAX ? UINT32_MAX : df->len - df->pos);
-	if (df->plain)
+	if (!df->aligned)
+		fr = run_frames_bits(df, &q, end, frames, frames + max);
+	else if (df->plain)
 		fr = run_frames(df, &q, end, frames, frames + max, true);
 	else
 		fr = run_frames(df, &q, end, frames, frames + max, false);

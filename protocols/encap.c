@@ -150,7 +150,7 @@ static uint64_t get_bits(const uint8_t *p, size_t pos, unsigned n)
 }
 
 /* Returns the message type a transmitted type value (RAW: flow) stands for. */
-static enum spoor_msg_type msg_of_type(const struct spoor_encap_config *cfg, unsigned type)
+enum spoor_msg_type spoor_encap_msg_type(const struct spoor_encap_config *cfg, unsigned type)
 {
 	if (cfg->kind == SPOOR_ENCAP_RAW)
 		return type == RAW_FLOW_TE_INST ? SPOOR_MSG_TE_INST : SPOOR_MSG_TE_DATA;
@@ -214,7 +214,7 @@ static size_t decode_fields(const struct spoor_encap_config *cfg, const uint8_t 
 		frm->type = frm->flow;
 	else
 		frm->type = (uint8_t)get_bits(body, pos, cfg->type_bits);
-	frm->msg = (uint8_t)msg_of_type(cfg, frm->type);
+	frm->msg = (uint8_t)spoor_encap_msg_type(cfg, frm->type);
 	return pos + cfg->type_bits;
 }
 

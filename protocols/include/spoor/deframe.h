@@ -104,11 +104,14 @@ int spoor_deframe_next(struct spoor_deframe *df, struct spoor_deframe_item *item
 /*
  * The fast path for bulk consumers: puts up to @max complete frames of the
  * current chunk into @frames and returns how many (0..@max).  It stops at
- * anything else — idle bytes, a sync event, a frame split across chunks, a
- * layout whose payloads need realigning — so call spoor_deframe_next() when
- * it returns fewer than @max: that handles every case.  Mixing the two gives
- * the same frames and counters as next() alone.  Payloads point into the
- * caller's chunk.  Returns the count or SPOOR_E_INVAL.
+ * anything else — idle bytes, a sync event, a frame split across chunks or
+ * too near the chunk's end, block alignment — so call spoor_deframe_next()
+ * when it returns fewer than @max: that handles every case.  Mixing the two
+ * gives the same frames and counters as next() alone.  Payloads point into
+ * the caller's chunk, or, for layouts whose payloads are not byte-aligned
+ * (srcID bits not a multiple of 8, type bits), into the deframer's own
+ * buffer (up to 64 frames a call), valid until the next call.
+ * Returns the count or SPOOR_E_INVAL.
  */
 int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *frames, size_t max);
 

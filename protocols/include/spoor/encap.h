@@ -94,6 +94,9 @@ const char *spoor_encap_kind_name(enum spoor_encap_kind kind);
  */
 int spoor_encap_frame_size(const struct spoor_encap_config *cfg, uint8_t header);
 
+/* The message type that the type value @type (RAW: the flow bits) stands for under @cfg. */
+enum spoor_msg_type spoor_encap_msg_type(const struct spoor_encap_config *cfg, unsigned type);
+
 /*
  * Decodes the complete frame @buf[0..@len) (len = spoor_encap_frame_size()).
  * The payload is realigned to a byte boundary into @scratch (at least
