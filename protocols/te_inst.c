@@ -580,7 +580,9 @@ static inline int decode_frame(const struct spoor_params *p, uint32_t layout,
 #define TE_AVX512 1
 #include <immintrin.h>
 
-_Static_assert(offsetof(struct spoor_frame, msg) == offsetof(struct spoor_frame, flow) + 2 &&
+_Static_assert(sizeof(struct spoor_frame) == 48 && offsetof(struct spoor_frame, flow) % 8 == 0 &&
+	       offsetof(struct spoor_frame, payload_len) % 8 == 0 &&
+	       offsetof(struct spoor_frame, msg) == offsetof(struct spoor_frame, flow) + 2 &&
 	       sizeof(((struct spoor_frame *)0)->msg) == 1 &&
 	       sizeof(((struct spoor_frame *)0)->payload_len) == 4 &&
 	       offsetof(struct spoor_frame, payload_room) ==
@@ -653,10 +655,10 @@ static inline TE_SIMD __m512i words8(const uint64_t h[8])
 /*
  * decode_frames() eight frames at a time with AVX-512F, for the CPUs that
  * have it: decode_short()'s arithmetic in 64-bit lanes, one packet per lane.
- * The frames' fields come from six vector loads, the payloads from scalar
- * loads, and the packets are written by transposing the results and storing
- * them with masks (the CPU's gathers and scatters, and round trips through
- * memory, are slower).  Lanes holding anything but a short format 1 or 2
+ * The frames' fields come from six vector loads and permutes, the payloads
+ * from scalar loads, and the packets are written by transposing the results
+ * and storing whole 64-byte blocks (the CPU's gathers and scatters, masked
+ * stores, and round trips through memory are all slower).  Lanes holding anything but a short format 1 or 2
  * te_inst packet go the scalar way.  A table entry (struct short_head) is
  * used as one little-endian word: map_mask in bits 0..31, pos 32..39,
  * has_addr 40..47, fast 48..55, present 56..63.
