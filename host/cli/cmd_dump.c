@@ -147,7 +147,9 @@ static void dump_frame(struct dump *d, const struct spoor_frame *frm)
 	}
 	d->packets++;
 	d->payload_bytes += frm->payload_len;
-	d->kinds[pkt.v[SPOOR_TE_F_FORMAT] & 3][pkt.v[SPOOR_TE_F_SUBFORMAT] & 3]++;
+	/* formats 1 and 2 have no subformat: pkt.v[SUBFORMAT] means nothing then */
+	d->kinds[pkt.v[SPOOR_TE_F_FORMAT] & 3]
+		[spoor_te_has(&pkt, SPOOR_TE_F_SUBFORMAT) ? pkt.v[SPOOR_TE_F_SUBFORMAT] & 3 : 0]++;
 	if (pkt.v[SPOOR_TE_F_FORMAT] == SPOOR_TE_FORMAT_SYNC &&
 	    pkt.v[SPOOR_TE_F_SUBFORMAT] == SPOOR_TE_SYNC_SUPPORT)
 		note_support(d, frm, &pkt);

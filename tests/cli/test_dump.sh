@@ -45,6 +45,12 @@ grep -q 'branch-addr .*address=-0xe branches=11 branch_map=0x400 irreport=1 noti
 	&& ok || fail "text: branch-addr fields"
 grep -q ' addr .*address=+0x0 irreport=1 notify=0 updiscon=1 \[updiscon\]$' "$tmp/text" && ok || fail "text: updiscon meaning"
 grep -q 'sync-support .*\[ended_rep\]' "$tmp/text" && ok || fail "text: qual_status"
+# The summary's count of each format is the number of its lines (a trap
+# packet's subformat must not leak into the format 2 packets after it).
+n1=$(grep -c -E ' (branch-addr|branch-map) ' "$tmp/text")
+n2=$(grep -c -E ' addr ' "$tmp/text")
+grep -q "^  format 1: $n1  format 2: $n2\$" "$tmp/text" && ok || \
+	fail "text: summary format counts, want format 1: $n1  format 2: $n2"
 
 # stdin gives the same as the file; JSON has one object per packet.
 "$spoor" dump --params "$scf3" - <"$raw3" >"$tmp/text2" 2>&1
