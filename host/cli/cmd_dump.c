@@ -108,6 +108,7 @@ static void print_bytes(FILE *out, const struct spoor_frame *frm)
 static void dump_frame(struct dump *d, const struct spoor_frame *frm)
 {
 	struct spoor_te_inst pkt;
+	unsigned fmt;
 	int ret;
 
 	d->per_source[frm->source]++;
@@ -147,9 +148,10 @@ static void dump_frame(struct dump *d, const struct spoor_frame *frm)
 	}
 	d->packets++;
 	d->payload_bytes += frm->payload_len;
-	/* formats 1 and 2 have no subformat: pkt.v[SUBFORMAT] means nothing then */
-	d->kinds[pkt.v[SPOOR_TE_F_FORMAT] & 3]
-		[spoor_te_has(&pkt, SPOOR_TE_F_SUBFORMAT) ? pkt.v[SPOOR_TE_F_SUBFORMAT] & 3 : 0]++;
+	/* formats 1 and 2 have no subformat (format 0's may be inferred, not sent) */
+	fmt = (unsigned)pkt.v[SPOOR_TE_F_FORMAT] & 3;
+	d->kinds[fmt][fmt == SPOOR_TE_FORMAT_EXT || fmt == SPOOR_TE_FORMAT_SYNC ?
+		      pkt.v[SPOOR_TE_F_SUBFORMAT] & 3 : 0]++;
 	if (pkt.v[SPOOR_TE_F_FORMAT] == SPOOR_TE_FORMAT_SYNC &&
 	    pkt.v[SPOOR_TE_F_SUBFORMAT] == SPOOR_TE_SYNC_SUPPORT)
 		note_support(d, frm, &pkt);
