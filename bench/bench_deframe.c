@@ -60,7 +60,7 @@ static inline void count_frames(const struct spoor_params *p, const struct spoor
 			r->bad++;
 			continue;
 		}
-		r->packets += p != NULL;
+		r->packets += p && used[i] > 0;	/* 0: not a te_inst frame */
 		r->bits += 8u * fr[i].payload_len;
 	}
 }
