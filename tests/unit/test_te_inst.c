@@ -500,8 +500,7 @@ static size_t random_payload(const struct spoor_params *p, uint8_t *buf)
 
 /*
  * spoor_te_inst_decode_room() with bytes to spare after the payload, and
- * spoor_te_inst_decode_frames() on batches of frames (eight at a time with
- * AVX-512 where the CPU has it, frame by frame otherwise), give what
+ * spoor_te_inst_decode_frames() on batches of frames, give what
  * spoor_te_inst_decode() gives payload by payload; frames that carry no
  * te_inst packet are reported as 0 and their packets left alone.
  */

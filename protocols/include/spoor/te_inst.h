@@ -182,10 +182,8 @@ int spoor_te_inst_decode_room(const struct spoor_params *p, uint32_t layout, con
  * them) into @pkts[0..n), all under one @layout: @used[i] is what
  * spoor_te_inst_decode_room() returns for frame i, or 0 for a frame that
  * does not carry a te_inst packet (pkts[i] then untouched).  The work that
- * depends only on the parameters is done once per call, and on CPUs with
- * AVX-512F eight short packets are decoded at once, so a bulk consumer
- * decodes faster this way than packet by packet.  The fields a packet does
- * not have may be overwritten (see struct spoor_te_inst).
+ * depends only on the parameters is done once per call, so a bulk consumer
+ * decodes faster this way than packet by packet.
  * Returns 0 or SPOOR_E_INVAL.
  */
 int spoor_te_inst_decode_frames(const struct spoor_params *p, uint32_t layout,
