@@ -379,7 +379,7 @@ walk(const struct spoor_params *p, struct bitio *io, struct spoor_te_inst *pkt, 
 
 /* What the short-packet path needs of the parameters, worked out once. */
 struct short_ctx {
-	bool ok;		/* the path applies to these parameters */
+	size_t short_len;	/* 8, or 0 when the path does not apply to these parameters */
 	unsigned aw;		/* address width */
 	unsigned tail;		/* bits from the address on: aw + 3 status bits + irdepth */
 	uint64_t addr_mask, st_mask;
@@ -390,7 +390,7 @@ static inline void short_ctx_init(struct short_ctx *c, const struct spoor_params
 {
 	unsigned aw = spoor_params_address_width(p), iw = spoor_params_irdepth_width(p);
 
-	c->ok = iw <= 61 && aw - 1 < 64;
+	c->short_len = iw <= 61 && aw - 1 < 64 ? 8 : 0;
 	c->aw = aw;
 	c->tail = aw + 3 + iw;
 	c->addr_mask = width_mask(aw);
@@ -538,7 +538,7 @@ int spoor_te_inst_decode_room(const struct spoor_params *p, uint32_t layout, con
 		return SPOOR_E_INVAL;
 	/* Fast path: formats 1 and 2 of up to 8 bytes, most of any trace. */
 	short_ctx_init(&c, p);
-	if (len - 1 >= 8 || !c.ok)
+	if (len - 1 >= c.short_len)
 		return decode_walk(p, layout, buf, len, pkt);
 	if (room >= 8) {
 		memcpy(&head, buf, sizeof(head));	/* the bytes after the payload are ignored */
@@ -552,7 +552,7 @@ int spoor_te_inst_decode_room(const struct spoor_params *p, uint32_t layout, con
 	return decode_short(&c, hd, head, len, pkt);
 }
 
-/* One frame of a batch, the scalar way.  Returns what decode_frames() reports for it. */
+/* One frame of a batch.  Returns what decode_frames() reports for it. */
 static inline int decode_frame(const struct spoor_params *p, uint32_t layout,
 			       const struct short_ctx *c, const struct spoor_frame *fr,
 			       struct spoor_te_inst *pkt)
@@ -564,7 +564,7 @@ static inline int decode_frame(const struct spoor_params *p, uint32_t layout,
 	if (fr->msg != SPOOR_MSG_TE_INST)
 		return 0;
 	/* short payloads with room for one 8-byte load: most of them */
-	if (len - 1 < 8 && fr->payload_room >= 8 && c->ok) {
+	if (len - 1 < c->short_len && fr->payload_room >= 8) {
 		memcpy(&head, fr->payload, sizeof(head));
 		head = le64toh(head);
 		hd = &short_heads[head & 127];
