@@ -567,13 +567,13 @@ static inline uint64_t bits_at(const uint8_t *p, unsigned pos, unsigned n)
  * Moves the @avail payload bits at bit @pos of @body into @out, byte-aligned,
  * a word at a time (reading up to 8 bytes past the body, writing up to 8
  * past the payload), and returns the payload length: spoor_encap_decode()'s
- * realignment, whose rules for the leftover bits it follows.
+ * realignment, the leftover bits ending it the same way.
  */
 static inline uint32_t realign_words(const uint8_t *body, unsigned pos, unsigned avail,
 				     uint8_t *out)
 {
 	const uint8_t *src = body + pos / 8;
-	unsigned sh = pos % 8, whole = avail / 8, rest = avail % 8, v, fill;
+	unsigned sh = pos % 8, whole = avail / 8;
 
 	for (unsigned i = 0; i <= whole; i += 8) {
 		uint64_t w = load64_le(src + i) >> sh;
@@ -583,18 +583,7 @@ static inline uint32_t realign_words(const uint8_t *body, unsigned pos, unsigned
 		w = htole64(w);
 		memcpy(out + i, &w, sizeof(w));
 	}
-	if (!rest)
-		return whole;
-	v = out[whole] & ((1u << rest) - 1);	/* the leftover bits */
-	if (whole) {
-		fill = (out[whole - 1] & 0x80) ? (1u << rest) - 1 : 0;
-		if (v == fill)
-			return whole;	/* padding only */
-	}
-	if (v >> (rest - 1))
-		v |= 0xffu << rest;	/* pad with the last bit */
-	out[whole] = (uint8_t)v;
-	return whole + 1;
+	return spoor_encap_payload_end(out, whole, avail % 8);
 }
 
 /*

@@ -173,7 +173,7 @@ static uint32_t realign_payload(const uint8_t *body, size_t pos, unsigned avail,
 	unsigned whole = avail / 8, rest = avail % 8;
 	unsigned sh = pos % 8, i;
 	const uint8_t *p = body + pos / 8;
-	unsigned v, fill;
+	unsigned v;
 
 	for (i = 0; i < whole; i++) {
 		v = p[i] >> sh;
@@ -184,15 +184,25 @@ static uint32_t realign_payload(const uint8_t *body, size_t pos, unsigned avail,
 	if (!rest)
 		return whole;
 	/* the leftover bits are the top @rest bits of the frame's last byte */
-	v = (unsigned)get_bits(body, pos + whole * 8, rest);
+	scratch[whole] = (uint8_t)get_bits(body, pos + whole * 8, rest);
+	return spoor_encap_payload_end(scratch, whole, rest);
+}
+
+uint32_t spoor_encap_payload_end(uint8_t *payload, unsigned whole, unsigned rest)
+{
+	unsigned v, fill;
+
+	if (!rest)
+		return whole;
+	v = payload[whole] & ((1u << rest) - 1);
 	if (whole) {
-		fill = (scratch[whole - 1] & 0x80) ? (1u << rest) - 1 : 0;
+		fill = (payload[whole - 1] & 0x80) ? (1u << rest) - 1 : 0;
 		if (v == fill)
 			return whole;	/* padding only */
 	}
 	if (v >> (rest - 1))
 		v |= 0xffu << rest;	/* pad with the last bit */
-	scratch[whole] = (uint8_t)v;
+	payload[whole] = (uint8_t)v;
 	return whole + 1;
 }
 

@@ -94,6 +94,15 @@ const char *spoor_encap_kind_name(enum spoor_encap_kind kind);
  */
 int spoor_encap_frame_size(const struct spoor_encap_config *cfg, uint8_t header);
 
+/*
+ * Ends a payload being realigned to a byte boundary: @whole bytes, then
+ * @rest (0..7) leftover bits in the low bits of payload[whole].  Leftover
+ * bits that only repeat the MSB of the last whole byte are padding; others
+ * make one more byte, padded with their last bit (written back).  Returns
+ * the payload length.
+ */
+uint32_t spoor_encap_payload_end(uint8_t *payload, unsigned whole, unsigned rest);
+
 /* The message type that the type value @type (RAW: the flow bits) stands for under @cfg. */
 enum spoor_msg_type spoor_encap_msg_type(const struct spoor_encap_config *cfg, unsigned type);
 
