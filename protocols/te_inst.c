@@ -384,6 +384,9 @@ struct short_ctx {
 	unsigned tail;		/* bits from the address on: aw + 3 status bits + irdepth */
 	uint64_t addr_mask, st_mask;
 	uint32_t addr_present;	/* fields present with an address */
+	/* format 0 subformat 1 (jump target cache index) */
+	bool jtc;		/* format 0 can be a jump target cache index */
+	unsigned f0s, cache, iw;	/* f0s_width_p, cache_size_p, irdepth width */
 };
 
 static inline void short_ctx_init(struct short_ctx *c, const struct spoor_params *p)
@@ -396,6 +399,11 @@ static inline void short_ctx_init(struct short_ctx *c, const struct spoor_params
 	c->addr_mask = width_mask(aw);
 	c->st_mask = width_mask(3 + iw);
 	c->addr_present = F(ADDRESS) | F(NOTIFY) | F(UPDISCON) | F(IRREPORT) | (iw ? F(IRDEPTH) : 0);
+	/* with f0s_width_p the packet says; without, the parameters do */
+	c->jtc = p->cache_size_p && (p->f0s_width_p || !p->bpred_size_p);
+	c->f0s = p->f0s_width_p;
+	c->cache = p->cache_size_p;
+	c->iw = iw;
 }
 
 /*
@@ -479,6 +487,53 @@ static inline int decode_short(const struct short_ctx *c, const struct short_hea
 	return (int)used;
 }
 
+
+/* Bits from @pos on of the sign-extended short payload @w (copies of its sign beyond bit 63). */
+static inline uint64_t short_from(int64_t w, unsigned pos)
+{
+	return (uint64_t)(w >> (pos < 63 ? pos : 63));
+}
+
+/*
+ * Format 0 subformat 1 of 1..8 bytes (@head, as for decode_short()), the
+ * jump target cache index that traces with the cache on are full of: its
+ * fields lie where the parameters and the branch count put them.  Returns
+ * the bits used, SPOOR_E_TRAILING, or 0 when the walker must decode it
+ * (another subformat, or a bad one).
+ */
+static inline int decode_jtc(const struct short_ctx *c, uint64_t head, size_t len,
+			     struct spoor_te_inst *pkt)
+{
+	unsigned sh = 64 - 8 * (unsigned)len;
+	int64_t w = (int64_t)(head << sh) >> sh;
+	unsigned pos = 2 + c->f0s, branches, mw, used;
+	uint64_t irreport;
+
+	if (c->f0s && (short_from(w, 2) & width_mask(c->f0s)) != SPOOR_TE_EXT_JTC)
+		return 0;
+	pkt->v[SPOOR_TE_F_INDEX] = short_from(w, pos) & width_mask(c->cache);
+	pos += c->cache;
+	branches = (unsigned)short_from(w, pos) & 31;
+	pos += 5;
+	mw = branches ? spoor_te_branch_map_width(branches) : 0;
+	pkt->v[SPOOR_TE_F_BRANCH_MAP] = short_from(w, pos) & width_mask(mw);
+	pos += mw;
+	used = pos + 1 + c->iw;
+	if (used + 8 <= len * 8)
+		return SPOOR_E_TRAILING;
+	irreport = short_from(w, pos) & 1;
+	pkt->v[SPOOR_TE_F_FORMAT] = SPOOR_TE_FORMAT_EXT;
+	pkt->v[SPOOR_TE_F_SUBFORMAT] = SPOOR_TE_EXT_JTC;	/* sent or implied */
+	pkt->v[SPOOR_TE_F_BRANCHES] = branches;
+	pkt->v[SPOOR_TE_F_IRREPORT] = irreport;
+	pkt->v[SPOOR_TE_F_IRDEPTH] = short_from(w, pos + 1) & width_mask(c->iw);
+	pkt->present = F(FORMAT) | (c->f0s ? F(SUBFORMAT) : 0) | F(INDEX) | F(BRANCHES) |
+		       (mw ? F(BRANCH_MAP) : 0) | F(IRREPORT) | (c->iw ? F(IRDEPTH) : 0);
+	/* irreport means something when it differs from the bit before it */
+	pkt->status = irreport != (short_from(w, pos - 1) & 1) ? SPOOR_TE_IRREPORT : 0;
+	return (int)used;
+}
+
 #undef F
 
 /* Any packet, through the walker.  Returns the bits used or an error. */
@@ -533,6 +588,7 @@ int spoor_te_inst_decode_room(const struct spoor_params *p, uint32_t layout, con
 	const struct short_head *hd;
 	struct short_ctx c;
 	uint64_t head;
+	int ret;
 
 	if (!p || !buf || !pkt || room < len)
 		return SPOOR_E_INVAL;
@@ -547,9 +603,11 @@ int spoor_te_inst_decode_room(const struct spoor_params *p, uint32_t layout, con
 		head = load_tail(buf, len, 0);
 	}
 	hd = &short_heads[head & 127];
-	if (!hd->fast)
-		return decode_walk(p, layout, buf, len, pkt);
-	return decode_short(&c, hd, head, len, pkt);
+	if (hd->fast)
+		return decode_short(&c, hd, head, len, pkt);
+	if ((head & 3) == SPOOR_TE_FORMAT_EXT && c.jtc && (ret = decode_jtc(&c, head, len, pkt)))
+		return ret;
+	return decode_walk(p, layout, buf, len, pkt);
 }
 
 /* One frame of a batch.  Returns what decode_frames() reports for it. */
@@ -570,6 +628,12 @@ static inline int decode_frame(const struct spoor_params *p, uint32_t layout,
 		hd = &short_heads[head & 127];
 		if (hd->fast)
 			return decode_short(c, hd, head, len, pkt);
+		if ((head & 3) == SPOOR_TE_FORMAT_EXT && c->jtc) {
+			int ret = decode_jtc(c, head, len, pkt);
+
+			if (ret)
+				return ret;
+		}
 	}
 	return spoor_te_inst_decode_room(p, layout, fr->payload, len, fr->payload_room, pkt);
 }
