@@ -107,7 +107,8 @@ struct spoor_te_inst {
 	uint32_t present;		/* 1 << SPOOR_TE_F_x for each field in the packet */
 	uint32_t status;		/* enum spoor_te_status flags */
 	uint64_t v[SPOOR_TE_NFIELDS];	/* field values as transmitted, masked to width;
-					 * v[f] means nothing unless present has bit f */
+					 * v[f] means nothing unless present has bit f,
+					 * except format 0's subformat: sent or implied */
 };
 
 /* Largest payload the codec produces (64-bit widths everywhere). */
