@@ -64,17 +64,24 @@ static void run_packet(struct spoor_decoder *dec, const struct spoor_te_inst *pk
 	}
 }
 
-/* Decodes @n frames' packets in one batch and runs each through the decoder. */
-static void run_frames(struct spoor_decoder *dec, const struct spoor_params *p,
-		       const struct spoor_frame *frames, size_t n, struct counts *c)
-{
-	struct spoor_te_inst pkts[64];
-	int used[64];
+/* The pipeline behind the deframer. */
+struct run {
+	struct spoor_decoder *dec;
+	const struct spoor_params *p;
+	struct counts c;
+};
 
-	spoor_te_inst_decode_frames(p, 0, frames, n, pkts, used);
+/* Decodes @n frames' packets in one batch and runs each through the decoder. */
+static void run_frames(void *arg, const struct spoor_frame *frames, size_t n)
+{
+	struct run *r = arg;
+	struct spoor_te_inst pkts[SPOOR_DEFRAME_BATCH];
+	int used[SPOOR_DEFRAME_BATCH];
+
+	spoor_te_inst_decode_frames(r->p, 0, frames, n, pkts, used);
 	for (size_t i = 0; i < n; i++)
 		if (used[i] > 0)
-			run_packet(dec, &pkts[i], frames[i].offset, c);
+			run_packet(r->dec, &pkts[i], frames[i].offset, &r->c);
 }
 
 /* Streams @total bytes of repeated @seed through the pipeline. */
@@ -85,37 +92,23 @@ static struct counts run(const struct spoor_params *p, struct spoor_image *img,
 	struct spoor_decoder_config cfg = {
 		.params = p, .image = img, .compat = SPOOR_COMPAT_REFERENCE,
 	};
-	struct spoor_decoder *dec = spoor_decoder_new(&cfg);
+	struct run r = { .dec = spoor_decoder_new(&cfg), .p = p };
 	struct spoor_deframe *df;
-	struct spoor_frame frames[64];
-	struct spoor_deframe_item it;
-	struct counts c = { 0 };
-	int k, ret;
 
 	spoor_encap_config_init(&dcfg.encap, SPOOR_ENCAP_RAW);
 	df = spoor_deframe_new(&dcfg);
-	if (!dec || !df) {
+	if (!r.dec || !df) {
 		fprintf(stderr, "bench_decode: setup failed\n");
 		exit(1);
 	}
-	while (c.bytes < total) {
+	while (r.c.bytes < total) {
 		spoor_deframe_feed(df, seed, seed_len, 0);
-		c.bytes += seed_len;
-		for (;;) {
-			k = spoor_deframe_next_frames(df, frames, 64);
-			run_frames(dec, p, frames, (size_t)k, &c);
-			if (k == 64)
-				continue;
-			ret = spoor_deframe_next(df, &it, sizeof(it));
-			if (ret <= 0)
-				break;
-			if (ret == SPOOR_DF_FRAME)
-				run_frames(dec, p, &it.frame, 1, &c);
-		}
+		r.c.bytes += seed_len;
+		spoor_deframe_drain(df, run_frames, NULL, &r);
 	}
 	spoor_deframe_free(df);
-	spoor_decoder_free(dec);
-	return c;
+	spoor_decoder_free(r.dec);
+	return r.c;
 }
 
 int main(int argc, char **argv)

@@ -45,15 +45,24 @@ struct result {
 	uint64_t frames, packets, bad, bits;
 };
 
+/* A pass: the parameters to decode with (NULL: deframe only), and its counts. */
+struct pass {
+	const struct spoor_params *p;
+	struct result r;
+};
+
 /*
- * Counts @n frames: with @p, decodes their te_inst packets and counts the
- * results (what a consumer must look at); without, counts payload bits.
+ * Counts @n frames: with parameters, decodes their te_inst packets and
+ * counts the results (what a consumer must look at); without, counts
+ * payload bits.
  */
-static inline void count_frames(const struct spoor_params *p, const struct spoor_frame *fr,
-				size_t n, struct result *r)
+static void count_frames(void *arg, const struct spoor_frame *fr, size_t n)
 {
-	struct spoor_te_inst pkts[64];
-	int used[64];
+	struct pass *ps = arg;
+	const struct spoor_params *p = ps->p;
+	struct result *r = &ps->r;
+	struct spoor_te_inst pkts[SPOOR_DEFRAME_BATCH];
+	int used[SPOOR_DEFRAME_BATCH];
 
 	r->frames += n;
 	if (!p) {
@@ -74,10 +83,7 @@ static struct result run(const struct spoor_deframe_config *cfg, const struct sp
 			 const uint8_t *buf, size_t len, size_t chunk)
 {
 	struct spoor_deframe *df = spoor_deframe_new(cfg);
-	struct spoor_frame frames[64];
-	struct spoor_deframe_item it;
-	struct result r = { 0 };
-	int ret, k;
+	struct pass ps = { .p = p };
 
 	if (!df) {
 		fprintf(stderr, "bench_deframe: bad deframer configuration\n");
@@ -87,23 +93,12 @@ static struct result run(const struct spoor_deframe_config *cfg, const struct sp
 		size_t n = len - pos < chunk ? len - pos : chunk;
 
 		spoor_deframe_feed(df, buf + pos, n, 0);
-		for (;;) {
-			k = spoor_deframe_next_frames(df, frames, 64);
-			count_frames(p, frames, (size_t)k, &r);
-			if (k == 64)
-				continue;
-			ret = spoor_deframe_next(df, &it, sizeof(it));
-			if (ret <= 0)
-				break;
-			if (ret == SPOOR_DF_FRAME)
-				count_frames(p, &it.frame, 1, &r);
-		}
+		spoor_deframe_drain(df, count_frames, NULL, &ps);
 	}
 	spoor_deframe_finish(df);
-	while (spoor_deframe_next(df, &it, sizeof(it)) > 0)
-		;
+	spoor_deframe_drain(df, count_frames, NULL, &ps);
 	spoor_deframe_free(df);
-	return r;
+	return ps.r;
 }
 
 int main(int argc, char **argv)

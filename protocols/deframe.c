@@ -10,9 +10,10 @@
 #include "spoor/error.h"
 
 #define ATB_LANES 128
-/* next_frames() on bit-packed layouts: frames per call, and bytes per
- * realigned payload (the largest, one byte more, and room for word stores) */
-#define BATCH_SLOTS 64
+/* Frames per batch (drain(), and next_frames() on bit-packed layouts), and
+ * bytes per realigned payload (the largest, one byte more, and room for
+ * word stores) */
+#define BATCH_SLOTS SPOOR_DEFRAME_BATCH
 #define SLOT_BYTES 48
 
 /* Keeps the rare paths out of spoor_deframe_next()'s fast path. */
@@ -660,6 +661,32 @@ int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *fram
 	df->stats.frames += (uint64_t)(fr - frames);
 	df->stats.frame_bytes += (uint64_t)(q - start);
 	return (int)(fr - frames);
+}
+
+int spoor_deframe_drain(struct spoor_deframe *df,
+			void (*on_frames)(void *ctx, const struct spoor_frame *frames, size_t n),
+			void (*on_item)(void *ctx, const struct spoor_deframe_item *item), void *ctx)
+{
+	struct spoor_frame frames[BATCH_SLOTS];
+	struct spoor_deframe_item it;
+	int k, ret;
+
+	if (!df || !on_frames)
+		return SPOOR_E_INVAL;
+	for (;;) {
+		k = spoor_deframe_next_frames(df, frames, BATCH_SLOTS);
+		if (k > 0)
+			on_frames(ctx, frames, (size_t)k);
+		if (k == BATCH_SLOTS)
+			continue;
+		ret = spoor_deframe_next(df, &it, sizeof(it));
+		if (ret <= 0)
+			return ret;
+		if (ret == SPOOR_DF_FRAME)
+			on_frames(ctx, &it.frame, 1);
+		else if (on_item)
+			on_item(ctx, &it);
+	}
 }
 
 /* Returns 0 after copying the counters into @stats, or SPOOR_E_INVAL. */

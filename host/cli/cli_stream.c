@@ -250,29 +250,37 @@ int cli_stream_open(struct cli_stream *s, int argc, char **argv)
 	return 0;
 }
 
+/* What drain() hands the deframer's items to. */
+struct drain_ctx {
+	const struct cli_stream *s;
+	const struct cli_stream_ops *ops;
+	void *ctx;
+};
+
+/* The frames of the chosen source (all with --source unset), one by one. */
+static void drain_frames(void *arg, const struct spoor_frame *frames, size_t n)
+{
+	const struct drain_ctx *d = arg;
+
+	for (size_t i = 0; i < n; i++)
+		if (d->s->only_source < 0 || frames[i].source == (uint32_t)d->s->only_source)
+			d->ops->frame(d->ctx, &frames[i]);
+}
+
+static void drain_item(void *arg, const struct spoor_deframe_item *it)
+{
+	const struct drain_ctx *d = arg;
+
+	d->ops->event(d->ctx, it);
+}
+
 /* Hands the deframer's items to @ops; returns 0 or a negative error. */
 static int drain(struct cli_stream *s, struct spoor_deframe *df, const struct cli_stream_ops *ops,
 		 void *ctx)
 {
-	struct spoor_frame frames[64];
-	struct spoor_deframe_item it;
-	int ret, k;
+	struct drain_ctx d = { .s = s, .ops = ops, .ctx = ctx };
 
-	for (;;) {
-		k = spoor_deframe_next_frames(df, frames, 64);
-		for (int i = 0; i < k; i++)
-			if (s->only_source < 0 || frames[i].source == (uint32_t)s->only_source)
-				ops->frame(ctx, &frames[i]);
-		if (k == 64)
-			continue;
-		ret = spoor_deframe_next(df, &it, sizeof(it));
-		if (ret <= 0)
-			return ret;
-		if (ret != SPOOR_DF_FRAME)
-			ops->event(ctx, &it);
-		else if (s->only_source < 0 || it.frame.source == (uint32_t)s->only_source)
-			ops->frame(ctx, &it.frame);
-	}
+	return spoor_deframe_drain(df, drain_frames, drain_item, &d);
 }
 
 int cli_stream_run(struct cli_stream *s, const struct cli_stream_ops *ops, void *ctx,

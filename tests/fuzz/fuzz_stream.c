@@ -74,14 +74,16 @@ static void check_frame(const struct spoor_params *p, const struct spoor_frame *
 }
 
 /* Decodes a batch of frames at once: the same as packet by packet. */
-static void check_batch(const struct spoor_params *p, const struct spoor_frame *frames, int k)
+static void check_batch(void *arg, const struct spoor_frame *frames, size_t k)
 {
-	static struct spoor_te_inst pkts[64];
+	static struct spoor_te_inst pkts[SPOOR_DEFRAME_BATCH];
+	const struct spoor_params *p = arg;
 	struct spoor_te_inst one;
-	int used[64];
+	int used[SPOOR_DEFRAME_BATCH];
 
-	REQUIRE(spoor_te_inst_decode_frames(p, 0, frames, (size_t)k, pkts, used) == 0);
-	for (int i = 0; i < k; i++) {
+	REQUIRE(k >= 1 && k <= SPOOR_DEFRAME_BATCH);
+	REQUIRE(spoor_te_inst_decode_frames(p, 0, frames, k, pkts, used) == 0);
+	for (size_t i = 0; i < k; i++) {
 		check_frame(p, &frames[i]);
 		if (frames[i].msg != SPOOR_MSG_TE_INST) {
 			REQUIRE(used[i] == 0);
@@ -101,23 +103,7 @@ static void check_batch(const struct spoor_params *p, const struct spoor_frame *
 /* Takes every item of the chunk, frames in batches as a bulk consumer would. */
 static void drain(struct spoor_deframe *df, const struct spoor_params *p)
 {
-	struct spoor_frame frames[64];
-	struct spoor_deframe_item it;
-	int ret, k;
-
-	for (;;) {
-		k = spoor_deframe_next_frames(df, frames, 64);
-		REQUIRE(k >= 0 && k <= 64);
-		check_batch(p, frames, k);
-		if (k == 64)
-			continue;
-		ret = spoor_deframe_next(df, &it, sizeof(it));
-		REQUIRE(ret >= 0);
-		if (ret == 0)
-			break;
-		if (ret == SPOOR_DF_FRAME)
-			check_frame(p, &it.frame);
-	}
+	REQUIRE(spoor_deframe_drain(df, check_batch, NULL, (void *)p) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -118,6 +118,37 @@ static bool invariant_holds(const struct spoor_deframe *df)
 	       s.pending_bytes == s.bytes;
 }
 
+/* When set, drain() takes everything through spoor_deframe_drain(). */
+static bool use_drain;
+
+/* Records @n frames as items. */
+static void rec_frames(struct run *r, const struct spoor_frame *frames, size_t n)
+{
+	struct spoor_deframe_item it;
+
+	for (size_t i = 0; i < n; i++) {
+		memset(&it, 0, sizeof(it));
+		it.kind = SPOOR_DF_FRAME;
+		it.offset = frames[i].offset;
+		it.source = frames[i].source;
+		it.frame = frames[i];
+		add_rec(r, &it);
+	}
+}
+
+/* spoor_deframe_drain()'s callbacks: record what it hands on. */
+static void drained_frames(void *ctx, const struct spoor_frame *frames, size_t n)
+{
+	if (!n || n > SPOOR_DEFRAME_BATCH)
+		((struct run *)ctx)->next_bad++;
+	rec_frames(ctx, frames, n);
+}
+
+static void drained_item(void *ctx, const struct spoor_deframe_item *it)
+{
+	add_rec(ctx, it);
+}
+
 /* When set, drain() takes frames through spoor_deframe_next_frames() too. */
 static bool use_batch;
 
@@ -125,7 +156,6 @@ static bool use_batch;
 static void drain_batches(struct spoor_deframe *df, struct run *r)
 {
 	struct spoor_frame frames[8];
-	struct spoor_deframe_item it;
 	int k;
 
 	do {
@@ -136,14 +166,7 @@ static void drain_batches(struct spoor_deframe *df, struct run *r)
 			r->next_bad++;
 			return;
 		}
-		for (int i = 0; i < k; i++) {
-			memset(&it, 0, sizeof(it));
-			it.kind = SPOOR_DF_FRAME;
-			it.offset = frames[i].offset;
-			it.source = frames[i].source;
-			it.frame = frames[i];
-			add_rec(r, &it);
-		}
+		rec_frames(r, frames, (size_t)k);
 	} while (k > 0 && rnd_below(4));
 }
 
@@ -153,6 +176,13 @@ static void drain(struct spoor_deframe *df, struct run *r)
 	struct spoor_deframe_item it;
 	int ret;
 
+	if (use_drain) {
+		if (spoor_deframe_drain(df, drained_frames, drained_item, r))
+			r->next_bad++;
+		if (!invariant_holds(df))
+			r->invariant_bad++;
+		return;
+	}
 	if (use_batch)
 		drain_batches(df, r);
 	while ((ret = spoor_deframe_next(df, &it, sizeof(it))) > 0) {
@@ -489,15 +519,19 @@ static void run_three_ways(const struct spoor_deframe_config *cfg, const uint8_t
 	run_deframe(cfg, data, len, (size_t)-1, r);
 	CHECK_EQ(r->invariant_bad, 0);
 	CHECK_EQ(r->next_bad, 0);
-	for (k = 0; k < 3; k++) {
-		/* random chunks, single bytes, random chunks with the batch fast path */
+	for (k = 0; k < 4; k++) {
+		/* random chunks, single bytes, random chunks with the batch fast
+		 * path, random chunks through spoor_deframe_drain() */
 		use_batch = k == 2;
+		use_drain = k == 3;
 		run_deframe(cfg, data, len, k == 1 ? 1 : 0, &x);
 		CHECK(same_items(&x, r));
 		CHECK_EQ(x.invariant_bad, 0);
+		CHECK_EQ(x.next_bad, 0);
 		run_free(&x);
 	}
 	use_batch = false;
+	use_drain = false;
 }
 
 /* Truncates @raw at random points: frames before the cut survive, the cut frame is reported. */

@@ -110,10 +110,25 @@ int spoor_deframe_next(struct spoor_deframe *df, struct spoor_deframe_item *item
  * gives the same frames and counters as next() alone.  Payloads point into
  * the caller's chunk, or, for layouts whose payloads are not byte-aligned
  * (srcID bits not a multiple of 8, type bits), into the deframer's own
- * buffer (up to 64 frames a call), valid until the next call.
+ * buffer (up to SPOOR_DEFRAME_BATCH frames a call), valid until the next call.
  * Returns the count or SPOOR_E_INVAL.
  */
 int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *frames, size_t max);
+
+/* The most frames spoor_deframe_drain() hands on in one call. */
+#define SPOOR_DEFRAME_BATCH 64
+
+/*
+ * Hands every item of the current chunk on, as a bulk consumer takes them
+ * (next_frames() in batches, next() for the rest): complete frames to
+ * @on_frames, up to SPOOR_DEFRAME_BATCH at a time (payloads valid during
+ * the call), every
+ * other item to @on_item (may be NULL).  Returns 0 once the chunk is
+ * consumed (after finish(): the stream's end), or SPOOR_E_INVAL.
+ */
+int spoor_deframe_drain(struct spoor_deframe *df,
+			void (*on_frames)(void *ctx, const struct spoor_frame *frames, size_t n),
+			void (*on_item)(void *ctx, const struct spoor_deframe_item *item), void *ctx);
 
 /* Copies the counters into @stats (@size = sizeof(*stats)).  Returns 0 or SPOOR_E_INVAL. */
 int spoor_deframe_stats(const struct spoor_deframe *df, struct spoor_deframe_stats *stats,
