@@ -33,12 +33,12 @@ static int number(const char *v, uint64_t *out)
 int spoor_board_parse_options(const char *list, uint32_t *bits, const char **bad)
 {
 	static const struct { const char *name; uint32_t bit; } names[] = {
-		{ "implicit-return", SPOOR_ENC_IMPLICIT_RETURN },
-		{ "implicit-exception", SPOOR_ENC_IMPLICIT_EXCEPTION },
-		{ "full-address", SPOOR_ENC_FULL_ADDRESS },
-		{ "jump-target-cache", SPOOR_ENC_JUMP_TARGET_CACHE },
-		{ "branch-prediction", SPOOR_ENC_BRANCH_PREDICTION },
-		{ "sijump", SPOOR_ENC_SIJUMP },
+		{ "implicit-return", SPOOR_OPT_IMPLICIT_RETURN },
+		{ "implicit-exception", SPOOR_OPT_IMPLICIT_EXCEPTION },
+		{ "full-address", SPOOR_OPT_FULL_ADDRESS },
+		{ "jump-target-cache", SPOOR_OPT_JUMP_TARGET_CACHE },
+		{ "branch-prediction", SPOOR_OPT_BRANCH_PREDICTION },
+		{ "sijump", SPOOR_OPT_SIJUMP },
 	};
 	const char *v = list;
 

@@ -779,7 +779,7 @@ static uint32_t support_options(const struct spoor_decoder *dec, const struct sp
 
 		if (bit < 0)
 			continue;	/* not reported: keep the configured value */
-		/* enum spoor_dec_option bit i is ioption i. */
+		/* enum spoor_option bit i is ioption i. */
 		if ((io >> bit) & 1)
 			opts |= UINT32_C(1) << i;
 		else

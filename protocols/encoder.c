@@ -186,7 +186,7 @@ static inline bool opt(const struct spoor_encoder *enc, uint32_t o)
 /* Returns true when implicit return has a stack or counter to work with. */
 static inline bool ir_active(const struct spoor_encoder *enc)
 {
-	return opt(enc, SPOOR_ENC_IMPLICIT_RETURN) && enc->depth_max > 0;
+	return opt(enc, SPOOR_OPT_IMPLICIT_RETURN) && enc->depth_max > 0;
 }
 
 /* ---- packet queue ------------------------------------------------------- */
@@ -345,7 +345,7 @@ static void send_support(struct spoor_encoder *enc, bool ienable, unsigned qual)
 	for (int i = 0; i < SPOOR_IOPT_COUNT; i++) {
 		int bit = enc->p->ioption_bit[i];
 
-		/* enum spoor_enc_option bit i is ioption i. */
+		/* enum spoor_option bit i is ioption i. */
 		if (bit >= 0 && ((enc->opts >> i) & 1))
 			io |= UINT64_C(1) << bit;
 	}
@@ -435,7 +435,7 @@ static void send_trap(struct spoor_encoder *enc, struct slot *cur, const struct 
 	spoor_te_set(pkt, SPOOR_TE_F_INTERRUPT, interrupt);
 	spoor_te_set(pkt, SPOOR_TE_F_THADDR, thaddr);
 	/* Implicit exception: the decoder knows the handler from the trap vector. */
-	if (!thaddr || !opt(enc, SPOOR_ENC_IMPLICIT_EXCEPTION))
+	if (!thaddr || !opt(enc, SPOOR_OPT_IMPLICIT_EXCEPTION))
 		spoor_te_set(pkt, SPOOR_TE_F_ADDRESS, full_field(enc, cur->in.iaddr));
 	if (!interrupt)
 		spoor_te_set(pkt, SPOOR_TE_F_TVAL, exc->in.tval & mask_of(p->iaddress_width_p));
@@ -487,7 +487,7 @@ static void fill_address(struct spoor_encoder *enc, struct spoor_te_inst *pkt, u
 	} else {
 		spoor_te_set(pkt, SPOOR_TE_F_FORMAT, SPOOR_TE_FORMAT_ADDR);
 	}
-	if (opt(enc, SPOOR_ENC_FULL_ADDRESS))
+	if (opt(enc, SPOOR_OPT_FULL_ADDRESS))
 		field = addr >> p->iaddress_lsb_p;
 	else
 		field = (uint64_t)((int64_t)(addr - enc->last_addr) >> p->iaddress_lsb_p);
@@ -647,7 +647,7 @@ static bool will_mispredict(const struct spoor_encoder *enc, const struct slot *
 {
 	return cur->ret && ir_active(enc) && enc->depth > 0 && enc->ras && next->valid &&
 	       ras_top(enc) != next->in.iaddr &&
-	       !(opt(enc, SPOOR_ENC_SIJUMP) && cur->in.sijump);
+	       !(opt(enc, SPOOR_OPT_SIJUMP) && cur->in.sijump);
 }
 
 /* Returns nothing; decides whether the return @cur stays implicit (popped) or is reported. */
@@ -682,7 +682,7 @@ static void retire(struct spoor_encoder *enc, struct slot *cur, const struct slo
 	if (cur->branch)
 		enc->branch_since_ret = true;
 	if (cur->uninf) {
-		if (opt(enc, SPOOR_ENC_SIJUMP) && cur->in.sijump && !cur->synced &&
+		if (opt(enc, SPOOR_OPT_SIJUMP) && cur->in.sijump && !cur->synced &&
 		    cur->in.itype != SPOOR_ITYPE_TRAP_RETURN)
 			cur->hidden = true;
 		else if (cur->ret && ir_active(enc) && enc->depth > 0)
@@ -871,7 +871,7 @@ int spoor_encoder_check_config(const struct spoor_encoder_config *cfg, const cha
 
 	if (why)
 		*why = NULL;
-	if (!cfg || !p || (cfg->options & ~(uint32_t)SPOOR_ENC_ALL_OPTIONS)) {
+	if (!cfg || !p || (cfg->options & ~(uint32_t)SPOOR_OPT_ALL)) {
 		if (why)
 			*why = "no configuration, no parameters or unknown options";
 		return SPOOR_E_INVAL;
@@ -879,15 +879,15 @@ int spoor_encoder_check_config(const struct spoor_encoder_config *cfg, const cha
 	if (spoor_params_check(p, why))
 		return SPOOR_E_BAD_CONFIG;
 	o = cfg->options;
-	if ((o & SPOOR_ENC_IMPLICIT_RETURN) && p->itype_width_p < 4)
+	if ((o & SPOOR_OPT_IMPLICIT_RETURN) && p->itype_width_p < 4)
 		reason = "implicit return needs itype_width_p 4 (calls and returns)";
-	else if ((o & SPOOR_ENC_IMPLICIT_RETURN) && p->return_stack_size_p > STACK_BITS_MAX)
+	else if ((o & SPOOR_OPT_IMPLICIT_RETURN) && p->return_stack_size_p > STACK_BITS_MAX)
 		reason = "return_stack_size_p above 16";
-	else if ((o & SPOOR_ENC_BRANCH_PREDICTION) && !p->bpred_size_p)
+	else if ((o & SPOOR_OPT_BRANCH_PREDICTION) && !p->bpred_size_p)
 		reason = "branch prediction needs bpred_size_p";
-	else if ((o & SPOOR_ENC_JUMP_TARGET_CACHE) && !p->cache_size_p)
+	else if ((o & SPOOR_OPT_JUMP_TARGET_CACHE) && !p->cache_size_p)
 		reason = "the jump target cache needs cache_size_p";
-	else if ((o & (SPOOR_ENC_BRANCH_PREDICTION | SPOOR_ENC_JUMP_TARGET_CACHE)) &&
+	else if ((o & (SPOOR_OPT_BRANCH_PREDICTION | SPOOR_OPT_JUMP_TARGET_CACHE)) &&
 		 spoor_te_ext_subformat(p) == -1)
 		reason = "format 0 needs f0s_width_p with both bpred_size_p and cache_size_p";
 	else if (p->bpred_size_p > TABLE_BITS_MAX || p->cache_size_p > TABLE_BITS_MAX)
@@ -902,26 +902,26 @@ static int alloc_tables(struct spoor_encoder *enc)
 {
 	const struct spoor_params *p = enc->p;
 
-	if (opt(enc, SPOOR_ENC_BRANCH_PREDICTION)) {
+	if (opt(enc, SPOOR_OPT_BRANCH_PREDICTION)) {
 		enc->bpred_mask = mask_of(p->bpred_size_p);
 		enc->bpred = malloc(enc->bpred_mask + 1);
 		if (!enc->bpred)
 			return SPOOR_E_NOMEM;
 		bpred_reset(enc);
 	}
-	if (opt(enc, SPOOR_ENC_JUMP_TARGET_CACHE)) {
+	if (opt(enc, SPOOR_OPT_JUMP_TARGET_CACHE)) {
 		enc->jtc_mask = mask_of(p->cache_size_p);
 		/* Zeroed like the decoder's. */
 		enc->jtc = calloc(enc->jtc_mask + 1, sizeof(*enc->jtc));
 		if (!enc->jtc)
 			return SPOOR_E_NOMEM;
 	}
-	if (opt(enc, SPOOR_ENC_IMPLICIT_RETURN) && p->return_stack_size_p) {
+	if (opt(enc, SPOOR_OPT_IMPLICIT_RETURN) && p->return_stack_size_p) {
 		enc->depth_max = UINT64_C(1) << p->return_stack_size_p;
 		enc->ras = calloc(enc->depth_max, sizeof(*enc->ras));
 		if (!enc->ras)
 			return SPOOR_E_NOMEM;
-	} else if (opt(enc, SPOOR_ENC_IMPLICIT_RETURN) && p->call_counter_size_p) {
+	} else if (opt(enc, SPOOR_OPT_IMPLICIT_RETURN) && p->call_counter_size_p) {
 		enc->depth_max = p->call_counter_size_p >= 63 ? UINT64_C(1) << 63 :
 				 UINT64_C(1) << p->call_counter_size_p;
 	}
@@ -1081,7 +1081,7 @@ int spoor_encoder_next(struct spoor_encoder *enc, struct spoor_te_inst *pkt)
 
 uint32_t spoor_encoder_layout(const struct spoor_encoder *enc)
 {
-	if (!enc || !opt(enc, SPOOR_ENC_IMPLICIT_EXCEPTION))
+	if (!enc || !opt(enc, SPOOR_OPT_IMPLICIT_EXCEPTION))
 		return 0;
 	return SPOOR_TE_IMPLICIT_EXCEPTION;
 }

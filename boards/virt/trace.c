@@ -140,12 +140,12 @@ static void sink_sync(struct spoor_vtrace *tr)
 
 /* trTeInstFeatures bits and the encoder options they select. */
 static const struct { uint32_t feature, option; } feature_option[] = {
-	{ TR_TE_NO_ADDR_DIFF, SPOOR_ENC_FULL_ADDRESS },
-	{ TR_TE_NO_TRAP_ADDR, SPOOR_ENC_IMPLICIT_EXCEPTION },
-	{ TR_TE_EN_SIJUMP, SPOOR_ENC_SIJUMP },
-	{ TR_TE_EN_IMPLICIT_RET, SPOOR_ENC_IMPLICIT_RETURN },
-	{ TR_TE_EN_BRANCH_PRED, SPOOR_ENC_BRANCH_PREDICTION },
-	{ TR_TE_EN_JTC, SPOOR_ENC_JUMP_TARGET_CACHE },
+	{ TR_TE_NO_ADDR_DIFF, SPOOR_OPT_FULL_ADDRESS },
+	{ TR_TE_NO_TRAP_ADDR, SPOOR_OPT_IMPLICIT_EXCEPTION },
+	{ TR_TE_EN_SIJUMP, SPOOR_OPT_SIJUMP },
+	{ TR_TE_EN_IMPLICIT_RET, SPOOR_OPT_IMPLICIT_RETURN },
+	{ TR_TE_EN_BRANCH_PRED, SPOOR_OPT_BRANCH_PREDICTION },
+	{ TR_TE_EN_JTC, SPOOR_OPT_JUMP_TARGET_CACHE },
 };
 
 uint32_t spoor_vtrace_feature_options(uint32_t features)

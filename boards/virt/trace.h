@@ -97,8 +97,7 @@ void spoor_vtrace_event(void *tr, const struct spoor_iss_event *ev);
 int spoor_vtrace_read(struct spoor_vtrace *tr, uint64_t offset, unsigned size, uint64_t *value);
 int spoor_vtrace_write(struct spoor_vtrace *tr, uint64_t offset, unsigned size, uint64_t value);
 
-/* Returns the encoder options (enum spoor_enc_option, which are also the
- * decoder's enum spoor_dec_option bits) that trTeInstFeatures @features selects. */
+/* Returns the encoder options (enum spoor_option) that trTeInstFeatures @features selects. */
 uint32_t spoor_vtrace_feature_options(uint32_t features);
 
 /* Returns the trTeInstFeatures bits that select encoder options @options. */

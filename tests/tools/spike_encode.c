@@ -67,12 +67,12 @@ static int ucf_handler(void *user, const char *section, const char *name, const 
 		const char *key;
 		uint32_t option;
 	} keys[] = {
-		{ "implicit-return", SPOOR_ENC_IMPLICIT_RETURN },
-		{ "implicit-except", SPOOR_ENC_IMPLICIT_EXCEPTION },
-		{ "full-address", SPOOR_ENC_FULL_ADDRESS },
-		{ "jump-target-cache", SPOOR_ENC_JUMP_TARGET_CACHE },
-		{ "branch-prediction", SPOOR_ENC_BRANCH_PREDICTION },
-		{ "si-jump", SPOOR_ENC_SIJUMP },
+		{ "implicit-return", SPOOR_OPT_IMPLICIT_RETURN },
+		{ "implicit-except", SPOOR_OPT_IMPLICIT_EXCEPTION },
+		{ "full-address", SPOOR_OPT_FULL_ADDRESS },
+		{ "jump-target-cache", SPOOR_OPT_JUMP_TARGET_CACHE },
+		{ "branch-prediction", SPOOR_OPT_BRANCH_PREDICTION },
+		{ "si-jump", SPOOR_OPT_SIJUMP },
 	};
 	struct args *a = user;
 

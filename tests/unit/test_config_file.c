@@ -119,8 +119,8 @@ static void test_board(void)
 	CHECK_EQ(b.trace_base, 0x0d000000);
 	CHECK_EQ(b.encap.kind, SPOOR_ENCAP_SIEMENS);
 	CHECK_EQ(b.encap.src_bits, 6);
-	CHECK_EQ(b.features, SPOOR_ENC_IMPLICIT_RETURN | SPOOR_ENC_SIJUMP |
-		 SPOOR_ENC_BRANCH_PREDICTION | SPOOR_ENC_JUMP_TARGET_CACHE);
+	CHECK_EQ(b.features, SPOOR_OPT_IMPLICIT_RETURN | SPOOR_OPT_SIJUMP |
+		 SPOOR_OPT_BRANCH_PREDICTION | SPOOR_OPT_JUMP_TARGET_CACHE);
 	/* The parameter loader reads the same file, skipping [board] and [trace]. */
 	{
 		struct spoor_params p;

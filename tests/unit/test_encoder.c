@@ -102,22 +102,22 @@ static void test_api(void)
 	cfg.params = &p;
 	cfg.options = 1u << 6;
 	CHECK_EQ(spoor_encoder_check_config(&cfg, &why), SPOOR_E_INVAL);
-	cfg.options = SPOOR_ENC_IMPLICIT_RETURN;	/* itype_width_p 3 */
+	cfg.options = SPOOR_OPT_IMPLICIT_RETURN;	/* itype_width_p 3 */
 	CHECK_EQ(spoor_encoder_check_config(&cfg, &why), SPOOR_E_BAD_CONFIG);
 	CHECK(why != NULL);
 	CHECK(spoor_encoder_new(&cfg) == NULL);
-	cfg.options = SPOOR_ENC_BRANCH_PREDICTION;	/* bpred_size_p 0 */
+	cfg.options = SPOOR_OPT_BRANCH_PREDICTION;	/* bpred_size_p 0 */
 	CHECK_EQ(spoor_encoder_check_config(&cfg, &why), SPOOR_E_BAD_CONFIG);
-	cfg.options = SPOOR_ENC_JUMP_TARGET_CACHE;	/* cache_size_p 0 */
+	cfg.options = SPOOR_OPT_JUMP_TARGET_CACHE;	/* cache_size_p 0 */
 	CHECK_EQ(spoor_encoder_check_config(&cfg, &why), SPOOR_E_BAD_CONFIG);
 	p.bpred_size_p = 4;
 	p.cache_size_p = 4;			/* both, without f0s_width_p */
 	CHECK_EQ(spoor_encoder_check_config(&cfg, &why), SPOOR_E_BAD_CONFIG);
 	p.f0s_width_p = 1;
-	cfg.options = SPOOR_ENC_JUMP_TARGET_CACHE | SPOOR_ENC_BRANCH_PREDICTION;
+	cfg.options = SPOOR_OPT_JUMP_TARGET_CACHE | SPOOR_OPT_BRANCH_PREDICTION;
 	CHECK_EQ(spoor_encoder_check_config(&cfg, &why), 0);
 	debug_params(&p);
-	cfg.options = SPOOR_ENC_FULL_ADDRESS;
+	cfg.options = SPOOR_OPT_FULL_ADDRESS;
 	CHECK_EQ(spoor_encoder_check_config(&cfg, NULL), 0);
 
 	enc = spoor_encoder_new(&cfg);
@@ -211,7 +211,7 @@ static void run_spec_examples(bool quirks)
 
 	debug_params(&p);
 	cfg.params = &p;
-	cfg.options = SPOOR_ENC_FULL_ADDRESS;
+	cfg.options = SPOOR_OPT_FULL_ADDRESS;
 	cfg.resync_max = 32;
 	cfg.reference_quirks = quirks;
 	enc = spoor_encoder_new(&cfg);
@@ -321,7 +321,7 @@ static void test_branch_prediction(void)
 	 * at "not taken"), so 31 go out as a map; the next 31 were predicted:
 	 * counting (pbc 31); 8 more; the loop exit misses: count 8, no address.
 	 */
-	n = run_loop(&p, SPOOR_ENC_BRANCH_PREDICTION, 70, true, pk, 32);
+	n = run_loop(&p, SPOOR_OPT_BRANCH_PREDICTION, 70, true, pk, 32);
 	CHECK_EQ(n, 7);
 	if (n == 7) {
 		CHECK_EQ(pk[1].v[SPOOR_TE_F_SUBFORMAT], SPOOR_TE_SYNC_START);
@@ -337,7 +337,7 @@ static void test_branch_prediction(void)
 		CHECK_EQ(pk[4].v[SPOOR_TE_F_ADDRESS], 0x1000);
 	}
 	/* 69 taken, then the jalr while counting: count with address. */
-	n = run_loop(&p, SPOOR_ENC_BRANCH_PREDICTION, 69, false, pk, 32);
+	n = run_loop(&p, SPOOR_OPT_BRANCH_PREDICTION, 69, false, pk, 32);
 	CHECK_EQ(n, 6);
 	if (n == 6) {
 		CHECK_EQ(pk[3].v[SPOOR_TE_F_FORMAT], SPOOR_TE_FORMAT_EXT);
@@ -368,7 +368,7 @@ static void test_jump_target_cache(void)
 	debug_params(&p);
 	p.cache_size_p = 3;
 	cfg.params = &p;
-	cfg.options = SPOOR_ENC_JUMP_TARGET_CACHE | SPOOR_ENC_FULL_ADDRESS;
+	cfg.options = SPOOR_OPT_JUMP_TARGET_CACHE | SPOOR_OPT_FULL_ADDRESS;
 	enc = spoor_encoder_new(&cfg);
 	CHECK(enc != NULL);
 	if (!enc)
@@ -494,7 +494,7 @@ static void test_context_notify(void)
 	p.notime_p = 0;
 	p.time_width_p = 16;
 	cfg.params = &p;
-	cfg.options = SPOOR_ENC_FULL_ADDRESS;
+	cfg.options = SPOOR_OPT_FULL_ADDRESS;
 	for (unsigned i = 0; i < 9; i++) {
 		r[i] = rec(0x1000 + 4 * i, SPOOR_ITYPE_NONE, 4);
 		r[i].context = 1;
@@ -886,7 +886,7 @@ static bool round_trip(const char *path, const struct rt_case *tc, unsigned resy
 	ecfg.reference_quirks = tc->quirks;
 	dcfg.params = &p;
 	dcfg.image = img;
-	dcfg.options = tc->options & SPOOR_ENC_SIJUMP;
+	dcfg.options = tc->options & SPOOR_OPT_SIJUMP;
 	dcfg.compat = tc->x1x5 ? 0 : SPOOR_COMPAT_REFERENCE;
 	dcfg.mtvec = HANDLER;
 	scfg.flags = tc->x1x5 ? SPOOR_SPIKE_X1X5 : 0;
@@ -942,30 +942,30 @@ static bool round_trip(const char *path, const struct rt_case *tc, unsigned resy
 
 static void test_round_trips(void)
 {
-	enum { IR = SPOOR_ENC_IMPLICIT_RETURN, SJ = SPOOR_ENC_SIJUMP };
+	enum { IR = SPOOR_OPT_IMPLICIT_RETURN, SJ = SPOOR_OPT_SIJUMP };
 	static const struct rt_case cases[] = {
 		/* name, options, rss, ccs, bpred, cache, x1x5, quirks, well_behaved */
 		{ "differential", 0, 0, 0, 0, 0, false, false, false },
-		{ "full address", SPOOR_ENC_FULL_ADDRESS, 0, 0, 0, 0, false, false, false },
+		{ "full address", SPOOR_OPT_FULL_ADDRESS, 0, 0, 0, 0, false, false, false },
 		{ "reference quirks", 0, 0, 0, 0, 0, false, true, false },
 		{ "sijump", SJ, 0, 0, 0, 0, false, false, false },
 		{ "implicit return, stack, x1", IR, 2, 0, 0, 0, false, false, false },
 		{ "implicit return, stack, x1/x5", IR, 4, 0, 0, 0, true, false, false },
 		{ "implicit return, counter", IR, 0, 3, 0, 0, false, false, true },
 		{ "implicit return, counter, x1/x5", IR, 0, 1, 0, 0, true, false, true },
-		{ "jump target cache", SPOOR_ENC_JUMP_TARGET_CACHE, 0, 0, 0, 2, false, false,
+		{ "jump target cache", SPOOR_OPT_JUMP_TARGET_CACHE, 0, 0, 0, 2, false, false,
 		  false },
-		{ "branch prediction", SPOOR_ENC_BRANCH_PREDICTION, 0, 0, 3, 0, false, false,
+		{ "branch prediction", SPOOR_OPT_BRANCH_PREDICTION, 0, 0, 3, 0, false, false,
 		  false },
 		{ "implicit return + sijump", IR | SJ, 3, 0, 0, 0, false, false, false },
 		{ "implicit return (counter) + sijump", IR | SJ, 0, 4, 0, 0, true, false, true },
-		{ "implicit exception", SPOOR_ENC_IMPLICIT_EXCEPTION, 0, 0, 0, 0, false, false,
+		{ "implicit exception", SPOOR_OPT_IMPLICIT_EXCEPTION, 0, 0, 0, 0, false, false,
 		  false },
-		{ "implicit exception, quirks", SPOOR_ENC_IMPLICIT_EXCEPTION, 0, 0, 0, 0, false,
+		{ "implicit exception, quirks", SPOOR_OPT_IMPLICIT_EXCEPTION, 0, 0, 0, 0, false,
 		  true, false },
-		{ "everything", SPOOR_ENC_ALL_OPTIONS, 3, 0, 4, 3, true, false, false },
-		{ "everything, x1", SPOOR_ENC_ALL_OPTIONS, 5, 0, 4, 3, false, false, false },
-		{ "everything, counter", SPOOR_ENC_ALL_OPTIONS, 0, 2, 4, 3, false, false, true },
+		{ "everything", SPOOR_OPT_ALL, 3, 0, 4, 3, true, false, false },
+		{ "everything, x1", SPOOR_OPT_ALL, 5, 0, 4, 3, false, false, false },
+		{ "everything, counter", SPOOR_OPT_ALL, 0, 2, 4, 3, false, false, true },
 	};
 	static const unsigned resyncs[] = { 0, 1, 2, 3, 5 };
 	static const unsigned interrupts[] = { 0, 9, 30, 77 };

@@ -32,13 +32,13 @@ struct spoor_board {
 	struct spoor_params params;
 	struct spoor_encap_config encap;
 	uint32_t src_id;
-	uint32_t features;	/* enum spoor_enc_option bits the encoder supports */
+	uint32_t features;	/* enum spoor_option bits the encoder supports */
 };
 
 /*
  * Parses a list of option names ("full-address, sijump", separated by
- * commas, spaces or tabs) into enum spoor_enc_option bits, which are also
- * the decoder's enum spoor_dec_option bits.  Returns 0, or
+ * commas, spaces or tabs) into enum spoor_option bits, for the encoder and
+ * the decoder alike.  Returns 0, or
  * SPOOR_E_BAD_VALUE with *@bad (when @bad is not NULL) at the unknown name.
  */
 int spoor_board_parse_options(const char *list, uint32_t *bits, const char **bad);

@@ -30,17 +30,6 @@
 extern "C" {
 #endif
 
-/* Run-time options (the support packet's ioptions update them): bit i is
- * ioption i (enum spoor_ioption), as in the encoder's enum spoor_enc_option. */
-enum spoor_dec_option {
-	SPOOR_OPT_IMPLICIT_RETURN = 1 << SPOOR_IOPT_IMPLICIT_RETURN,
-	SPOOR_OPT_IMPLICIT_EXCEPTION = 1 << SPOOR_IOPT_IMPLICIT_EXCEPTION,
-	SPOOR_OPT_FULL_ADDRESS = 1 << SPOOR_IOPT_FULL_ADDRESS,
-	SPOOR_OPT_JUMP_TARGET_CACHE = 1 << SPOOR_IOPT_JUMP_TARGET_CACHE,
-	SPOOR_OPT_BRANCH_PREDICTION = 1 << SPOOR_IOPT_BRANCH_PREDICTION,
-	SPOOR_OPT_SIJUMP = 1 << SPOOR_IOPT_SIJUMP,
-};
-
 /* Where implementations of the spec differ, the rule to follow. */
 enum spoor_dec_compat {
 	/*
@@ -55,7 +44,7 @@ enum spoor_dec_compat {
 struct spoor_decoder_config {
 	const struct spoor_params *params;	/* kept by pointer: must outlive the decoder */
 	struct spoor_image *image;		/* likewise */
-	uint32_t options;			/* enum spoor_dec_option until a support packet */
+	uint32_t options;			/* enum spoor_option until a support packet */
 	uint32_t compat;			/* enum spoor_dec_compat */
 	uint32_t source;			/* the source (hart) this decoder follows, for items */
 	/*
@@ -112,7 +101,7 @@ struct spoor_event {
 	uint64_t epc;
 	uint64_t context;
 	uint64_t time;
-	uint32_t options;	/* START: enum spoor_dec_option in force */
+	uint32_t options;	/* START: enum spoor_option in force */
 	uint8_t qual_status;	/* START/STOP/LOST */
 };
 

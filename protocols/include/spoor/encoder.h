@@ -78,24 +78,12 @@ struct spoor_ingress {
 	uint64_t time;
 };
 
-/* Run-time options: bit i is ioption i (enum spoor_ioption), as in the
- * decoder's enum spoor_dec_option. */
-enum spoor_enc_option {
-	SPOOR_ENC_IMPLICIT_RETURN = 1 << SPOOR_IOPT_IMPLICIT_RETURN,
-	SPOOR_ENC_IMPLICIT_EXCEPTION = 1 << SPOOR_IOPT_IMPLICIT_EXCEPTION,
-	SPOOR_ENC_FULL_ADDRESS = 1 << SPOOR_IOPT_FULL_ADDRESS,
-	SPOOR_ENC_JUMP_TARGET_CACHE = 1 << SPOOR_IOPT_JUMP_TARGET_CACHE,
-	SPOOR_ENC_BRANCH_PREDICTION = 1 << SPOOR_IOPT_BRANCH_PREDICTION,
-	SPOOR_ENC_SIJUMP = 1 << SPOOR_IOPT_SIJUMP,
-	SPOOR_ENC_ALL_OPTIONS = (1 << SPOOR_IOPT_COUNT) - 1,
-};
-
 /* Default packets between two synchronisations (the reference's resync-max 0). */
 #define SPOOR_ENC_RESYNC_DEFAULT 16
 
 struct spoor_encoder_config {
 	const struct spoor_params *params;	/* kept by pointer: must outlive the encoder */
-	uint32_t options;			/* enum spoor_enc_option */
+	uint32_t options;			/* enum spoor_option */
 	/*
 	 * Resynchronisation timer, counted in packets like the reference
 	 * encoder: a format 3 sync follows once more than resync_max packets

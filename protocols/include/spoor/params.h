@@ -28,6 +28,18 @@ enum spoor_ioption {
 	SPOOR_IOPT_COUNT
 };
 
+/* Run-time options of the encoder and the decoder, as a bit set: bit i is
+ * ioption i.  The support packet's ioptions field carries them. */
+enum spoor_option {
+	SPOOR_OPT_IMPLICIT_RETURN = 1 << SPOOR_IOPT_IMPLICIT_RETURN,
+	SPOOR_OPT_IMPLICIT_EXCEPTION = 1 << SPOOR_IOPT_IMPLICIT_EXCEPTION,
+	SPOOR_OPT_FULL_ADDRESS = 1 << SPOOR_IOPT_FULL_ADDRESS,
+	SPOOR_OPT_JUMP_TARGET_CACHE = 1 << SPOOR_IOPT_JUMP_TARGET_CACHE,
+	SPOOR_OPT_BRANCH_PREDICTION = 1 << SPOOR_IOPT_BRANCH_PREDICTION,
+	SPOOR_OPT_SIJUMP = 1 << SPOOR_IOPT_SIJUMP,
+	SPOOR_OPT_ALL = (1 << SPOOR_IOPT_COUNT) - 1,
+};
+
 struct spoor_params {
 	/* Required attributes (decoder needs them). */
 	unsigned arch_p;
