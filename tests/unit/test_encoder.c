@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "params_fixture.h"
 #include "spoor/decoder.h"
 #include "spoor/encoder.h"
 #include "spoor/error.h"
@@ -22,20 +23,6 @@
 #include "spoor/te_inst.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/* The itype3_debug setup of the spec's examples (full address, lsb 0). */
-static void debug_params(struct spoor_params *p)
-{
-	spoor_params_init(p);
-	p->iaddress_lsb_p = 0;
-	p->iaddress_width_p = 64;
-	p->context_width_p = 32;
-	p->nocontext_p = 0;
-	p->notime_p = 1;
-	p->ecause_width_p = 5;
-	p->privilege_width_p = 2;
-	p->itype_width_p = 3;
-}
 
 /* Returns the number of packets drained from @enc into @pkts (at most @max). */
 static unsigned drain(struct spoor_encoder *enc, struct spoor_te_inst *pkts, unsigned n,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "params_fixture.h"
 #include "rng.h"
 #include "spoor/error.h"
 #include "spoor/te_inst.h"
@@ -15,19 +16,6 @@
 static uint64_t mask(unsigned w)
 {
 	return w >= 64 ? ~0ull : (1ull << w) - 1;
-}
-
-/* The itype3_debug setup of the spec's "Code fragment and transport" chapter. */
-static void debug_params(struct spoor_params *p)
-{
-	spoor_params_init(p);
-	p->iaddress_lsb_p = 0;
-	p->iaddress_width_p = 64;
-	p->context_width_p = 32;
-	p->nocontext_p = 0;
-	p->notime_p = 1;
-	p->ecause_width_p = 5;
-	p->privilege_width_p = 2;
 }
 
 /* Decodes @bytes, then re-encodes and expects the same bytes back. */
