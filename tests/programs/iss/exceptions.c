@@ -13,12 +13,6 @@ extern char user_resume[];
 static volatile unsigned long count[16];
 static volatile unsigned long last_tval;
 
-/* Returns the length of the instruction at @pc. */
-static unsigned long insn_len(unsigned long pc)
-{
-	return (*(volatile uint16_t *)pc & 3) == 3 ? 4 : 2;
-}
-
 void handle_trap(struct trap_frame *f)
 {
 	unsigned long cause = f->x[0];
@@ -51,16 +45,6 @@ void handle_trap(struct trap_frame *f)
 	default:
 		exit(91);
 	}
-}
-
-/* Returns @a0 after an ecall. */
-static long ecall(long a0)
-{
-	register long r __asm__("a0") = a0;
-	register long a7 __asm__("a7") = 0;
-
-	__asm__ volatile ("ecall" : "+r"(r) : "r"(a7) : "memory");
-	return r;
 }
 
 static volatile long user_result;

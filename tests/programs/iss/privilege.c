@@ -30,20 +30,10 @@ void handle_trap(struct trap_frame *f)
 		return;
 	}
 	if (cause == 2) {
-		f->epc += (*(volatile uint16_t *)f->epc & 3) == 3 ? 4 : 2;
+		f->epc += insn_len(f->epc);
 		return;
 	}
 	exit(91);
-}
-
-/* Returns @a0 after an ecall (a7 = 0). */
-static long ecall(long a0)
-{
-	register long r __asm__("a0") = a0;
-	register long a7 __asm__("a7") = 0;
-
-	__asm__ volatile ("ecall" : "+r"(r) : "r"(a7) : "memory");
-	return r;
 }
 
 static void user_code(void)

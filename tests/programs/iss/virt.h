@@ -59,4 +59,20 @@ uint64_t mtime_read(void);
 /* Sets mtimecmp without passing through a smaller value. */
 void mtimecmp_write(uint64_t v);
 
+/* Returns the length of the instruction at @pc (2 or 4 bytes). */
+static inline unsigned long insn_len(unsigned long pc)
+{
+	return (*(volatile uint16_t *)pc & 3) == 3 ? 4 : 2;
+}
+
+/* Returns the trap handler's a0 after an ecall with @a0 (a7 = 0). */
+static inline long ecall(long a0)
+{
+	register long r __asm__("a0") = a0;
+	register long a7 __asm__("a7") = 0;
+
+	__asm__ volatile ("ecall" : "+r"(r) : "r"(a7) : "memory");
+	return r;
+}
+
 #endif
