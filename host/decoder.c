@@ -925,6 +925,16 @@ static int process_flow(struct spoor_decoder *dec)
 	const struct spoor_te_inst *t = &dec->pkt;
 	uint64_t branches;
 
+	if (dec->inferred_address) {
+		/*
+		 * The previous packet's address was reached before the
+		 * uninferable jump it reports (looplabel): following that jump
+		 * is deferred to this packet, but the encoder cached its
+		 * target when it sent that packet, so this packet's cache
+		 * index already sees it.
+		 */
+		cache_update(dec, dec->pc);
+	}
 	if (includes_address(t)) {
 		dec->stop_at_last_branch = false;
 		if (dec->options & SPOOR_OPT_FULL_ADDRESS)

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Installs the Debian 12 packages spoor builds and tests with (run as root).
 set -eu
+# libbz2-dev and liblzma-dev: libdw's own dependencies, which linking the
+# static libspoor.a needs (pkg-config --static libspoor; tests/install).
 packages="build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
-	libinih-dev zlib1g-dev gzip libelf-dev libdw-dev gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+	libinih-dev zlib1g-dev gzip libelf-dev libdw-dev libbz2-dev liblzma-dev gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
 	qemu-system-misc openocd gdb-multiarch"
 missing=""
 for p in $packages; do

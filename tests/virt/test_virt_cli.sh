@@ -1,12 +1,19 @@
 #!/bin/bash
 # spoor virt end to end: the trace port (a probe on TCP) and the capture
 # file both decode, with the board file, to the ISS's own retired sequence.
-# usage: test_virt_cli.sh SPOOR ISS_RUN BOARD PROG.elf
+# usage: test_virt_cli.sh SPOOR ISS_RUN BOARD PROG.elf [FEATURES]
+# FEATURES replaces the board file's "features =" line (the trace options
+# spoor virt --trace-on-start turns on), e.g. "jump-target-cache".
 set -u
 spoor=$1 iss_run=$2 board=$3 elf=$4
 tmp=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$tmp"' EXIT
+if [ $# -ge 5 ]; then
+	sed "s/^features = .*/features = $5/" "$board" >"$tmp/board.ini"
+	grep -q "^features = $5\$" "$tmp/board.ini" || { echo "FAIL: no features line in $board"; exit 1; }
+	board=$tmp/board.ini
+fi
 passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }

@@ -359,6 +359,9 @@ int main(int argc, char **argv)
 		  SPOOR_COMPAT_REFERENCE, false },
 		{ "sijump", TR_TE_EN_SIJUMP, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE, false },
 		{ "jump-target-cache", TR_TE_EN_JTC, 0, 0, 4, 0, SPOOR_COMPAT_REFERENCE, false },
+		/* A 4-entry cache with full addresses: collisions and replacements. */
+		{ "jump-target-cache-full-address", TR_TE_EN_JTC | TR_TE_NO_ADDR_DIFF, 0, 0, 2, 0,
+		  SPOOR_COMPAT_REFERENCE, false },
 		{ "branch-prediction", TR_TE_EN_BRANCH_PRED, 0, 0, 0, 6, SPOOR_COMPAT_REFERENCE, false },
 		{ "implicit-exception", TR_TE_NO_TRAP_ADDR, 0, 0, 0, 0, SPOOR_COMPAT_REFERENCE, true },
 		{ "everything", TR_TE_EN_IMPLICIT_RET | TR_TE_EN_SIJUMP | TR_TE_EN_JTC |

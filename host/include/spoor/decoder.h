@@ -7,7 +7,7 @@
  * A block is a run of retired instructions at consecutive addresses that
  * ends with a control-flow instruction, a trap, or the end of the trace.
  * Blocks are what coverage, profiling and GDB consume; the per-instruction
- * view (spoor_decoder_block_insn()) sits on top of them.
+ * view (spoor_decoder_insn()) sits on top of them.
  *
  * Use: put() one packet, then next() until it returns 0, then put() the
  * next packet.  next() never queues more than a few items: a packet that
