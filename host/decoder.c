@@ -1195,15 +1195,11 @@ int spoor_decoder_next(struct spoor_decoder *dec, struct spoor_dec_item *item, s
 		if (dec->flush_req) {
 			dec->flush_req = false;
 			if (dec->open) {
-				if (dec->flush_final) {
-					close_block(dec, SPOOR_BLK_END, 0);
-				} else {
-					/* Report the open block without closing it. */
-					struct spoor_dec_item *it = q_push(dec, SPOOR_DEC_BLOCK);
-
-					it->block = dec->blk;
-					it->block.end = SPOOR_BLK_OPEN;
-				}
+				/*
+				 * Not final: the instructions so far go out as an open
+				 * block; those that follow start the next block.
+				 */
+				close_block(dec, dec->flush_final ? SPOOR_BLK_END : SPOOR_BLK_OPEN, 0);
 			}
 			continue;
 		}

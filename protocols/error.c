@@ -31,6 +31,10 @@ const char *spoor_errstr(int err)
 	case SPOOR_E_NO_SYNC:		return "packet before the first synchronisation packet";
 	case SPOOR_E_NO_CSR:		return "CSR not implemented or read-only";
 	case SPOOR_E_ACCESS:		return "bus access fault";
+	case SPOOR_E_CHECKSUM:		return "packet checksum mismatch";
+	case SPOOR_E_PROTOCOL:		return "malformed protocol message";
+	case SPOOR_E_CLOSED:		return "connection closed by the peer";
+	case SPOOR_E_TIMEOUT:		return "timed out";
 	}
 	return "unknown error";
 }

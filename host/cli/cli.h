@@ -14,6 +14,7 @@ struct spoor_cmd {
 int cmd_dump(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_virt(int argc, char **argv);
+int cmd_gdbserver(int argc, char **argv);
 
 /* Parses an unsigned number in [min, max] for option @opt; prints an error
  * naming the option and returns false when it is not one. */

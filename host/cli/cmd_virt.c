@@ -66,7 +66,8 @@ static void virt_usage(FILE *out)
 	      "                       or RV32 for an RV32 program)\n"
 	      "  --jtag-port N        remote_bitbang port for OpenOCD (default 0: any free one)\n"
 	      "  --trace-port N       TCP port streaming the trace port's bytes (default 0: any)\n"
-	      "  --halt-on-start      halt the hart at the reset vector\n"
+	      "  --halt-on-start      halt the hart at the reset vector (with --trace-on-start:\n"
+	      "                       at the program's entry, tracing on)\n"
 	      "  --trace-on-start     enable tracing to the trace port at the program's entry,\n"
 	      "                       as a debugger writing the trace control registers would\n"
 	      "  --capture FILE       also write the trace port's bytes to FILE\n"
@@ -239,8 +240,8 @@ static void trace_on(struct virt *v)
 			    4u << TR_TE_SYNC_MAX_SHIFT);
 }
 
-/* Runs through the boot ROM untraced, then turns tracing on at the entry. */
-static void start_tracing(struct virt *v)
+/* Runs through the boot ROM untraced, to the program's entry. */
+static void run_to_entry(struct virt *v)
 {
 	uint64_t pc = 0;
 
@@ -248,7 +249,6 @@ static void start_tracing(struct virt *v)
 		spoor_iss_step(v->iss, 1);
 		spoor_iss_read_reg(v->iss, SPOOR_ISS_REG_PC, &pc);
 	}
-	trace_on(v);
 }
 
 /* The hart's trace features (what the board's parameters allow). */
@@ -316,8 +316,11 @@ static int build(struct virt *v)
 	}
 	spoor_iss_set_hook(v->iss, spoor_vtrace_event, v->tr);
 	v->entry = entry;
+	/* Tracing starts at the entry: with --wait-probe once the probe is there. */
+	if (v->trace_on_start)
+		run_to_entry(v);
 	if (v->trace_on_start && !v->wait_probe)
-		start_tracing(v);
+		trace_on(v);
 	if (v->halt_on_start)
 		spoor_iss_enter_debug(v->iss, SPOOR_ISS_DEBUG_HALTREQ);
 	return 0;
@@ -340,7 +343,7 @@ static int serve(struct virt *v, struct spoor_dm *dm, struct spoor_bitbang *bb)
 			continue;	/* the hart waits for the probe */
 		if (v->wait_probe && v->trace_on_start) {
 			v->trace_on_start = false;
-			start_tracing(v);
+			trace_on(v);
 		}
 		if (ev < 0) {
 			fprintf(stderr, "spoor virt: jtag: %s\n", spoor_errstr(ev));

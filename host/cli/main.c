@@ -9,13 +9,15 @@ static const struct spoor_cmd commands[] = {
 	{ "dump", "print the te_inst packets of a trace stream", cmd_dump },
 	{ "decode", "reconstruct the retired instructions of a trace stream", cmd_decode },
 	{ "virt", "run a program on the virtual board (JTAG, trace port)", cmd_virt },
+	{ "gdbserver", "serve the trace to GDB (record btrace), before OpenOCD or from a capture",
+	  cmd_gdbserver },
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: spoor COMMAND [OPTIONS] ...\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(out, "\n'spoor COMMAND --help' describes a command's options.\n");
 }
 

@@ -64,7 +64,8 @@ enum spoor_block_end {
 	SPOOR_BLK_ECALL,	/* ecall/ebreak: retired, then the trap */
 	SPOOR_BLK_TRAP,		/* an exception or interrupt followed */
 	SPOOR_BLK_END,		/* the trace ended, or was lost, after the last instruction */
-	SPOOR_BLK_OPEN,		/* spoor_decoder_flush(): the last block so far, still open */
+	SPOOR_BLK_OPEN,		/* spoor_decoder_flush(!final): the open block's instructions so
+				 * far; the ones after them start the next block */
 };
 
 struct spoor_block {
@@ -163,7 +164,8 @@ int spoor_decoder_next_blocks(struct spoor_decoder *dec, struct spoor_block *blo
 
 /*
  * End of the trace: the open block, if any, is emitted by next() with end
- * SPOOR_BLK_END (@final) or SPOOR_BLK_OPEN (not final: decoding may go on).
+ * SPOOR_BLK_END (@final) or SPOOR_BLK_OPEN (not final: decoding goes on,
+ * the instructions after it in the blocks that follow).
  * Returns 0 or SPOOR_E_INVAL (not drained).
  */
 int spoor_decoder_flush(struct spoor_decoder *dec, bool final);

@@ -39,10 +39,14 @@ enum spoor_error {
 	SPOOR_E_NO_SYNC = -24,		/* packet before the first synchronisation packet */
 	SPOOR_E_NO_CSR = -25,		/* CSR not implemented (or read-only for a write) */
 	SPOOR_E_ACCESS = -26,		/* bus access fault: nothing at the address */
+	SPOOR_E_CHECKSUM = -27,		/* protocol packet checksum mismatch */
+	SPOOR_E_PROTOCOL = -28,		/* malformed protocol message */
+	SPOOR_E_CLOSED = -29,		/* the peer closed the connection */
+	SPOOR_E_TIMEOUT = -30,		/* no answer in time */
 };
 
 /* The last (most negative) error code, for tables and tests. */
-#define SPOOR_E_LAST SPOOR_E_ACCESS
+#define SPOOR_E_LAST SPOOR_E_TIMEOUT
 
 /* Returns a static, human-readable description of @err (any int). */
 const char *spoor_errstr(int err);

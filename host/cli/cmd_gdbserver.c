@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/* spoor gdbserver: the trace as GDB's branch trace, in front of OpenOCD or from a capture. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_stream.h"
+#include "gdbserver.h"
+#include "spoor/board.h"
+#include "spoor/error.h"
+#include "spoor/image.h"
+#include "trace.h"
+
+#define MAX_ELFS 16
+#define MAX_OCD_CMDS 16
+#define DEFAULT_HISTORY 1000000	/* blocks per hart: a few million instructions */
+
+static void gdbserver_usage(FILE *out)
+{
+	fputs("usage: spoor gdbserver --elf FILE[@OFFSET] [--board FILE] [OPTIONS]\n"
+	      "Serve the trace's reconstructed execution to GDB (record btrace, reverse\n"
+	      "execution), in front of OpenOCD or, with --replay, from a capture alone.\n\n"
+	      "  --elf FILE[@OFFSET]  the program (any number; OFFSET shifts it)\n"
+	      "  --board FILE         board descriptor: trace parameters, encapsulation,\n"
+	      "                       trace control registers, options (boards/*.ini)\n"
+	      "  --port N             GDB port on 127.0.0.1 (default 0: any free one; printed\n"
+	      "                       as \"gdb: 127.0.0.1:PORT\")\n"
+	      "  --host ADDR          listen on ADDR instead of 127.0.0.1\n"
+	      "  --openocd HOST:PORT  OpenOCD's GDB port (default 127.0.0.1:3333)\n"
+	      "  --openocd-cfg FILE   start OpenOCD with FILE (its GDB port on any free\n"
+	      "                       loopback port) and stop it on exit\n"
+	      "  --openocd-c CMD      a command for that OpenOCD before FILE (repeatable)\n"
+	      "  --trace-port H:P     trace source: a trace port's byte stream over TCP\n"
+	      "                       (spoor virt's, a probe's), decoded continuously\n"
+	      "  --ram-sink [A,SIZE]  trace source: the on-chip RAM sink, read through OpenOCD\n"
+	      "                       at every stop (default buffer: 1 MiB in the middle\n"
+	      "                       of the board's RAM)\n"
+	      "  --replay FILE        no OpenOCD: a target made of the capture FILE, stopped\n"
+	      "                       at its last traced pc; each hart is a GDB thread\n"
+	      "  --history N          blocks kept per hart (default 1000000; GDB's 'set record\n"
+	      "                       btrace bts buffer-size' can raise it)\n"
+	      "  --stop-timeout MS    longest wait for a halt's end of trace (default 1000)\n"
+	      "  --once               exit when the first GDB connection ends\n"
+	      "  -v, --verbose        log every packet to and from GDB and OpenOCD on stderr\n", out);
+	fputs(cli_stream_usage, out);
+	fputs("  -h, --help           this help\n", out);
+}
+
+enum {
+	OPT_ELF = CLI_OPT_OWN, OPT_PORT, OPT_HOST, OPT_OPENOCD, OPT_OPENOCD_CFG, OPT_OPENOCD_C,
+	OPT_TRACE_PORT, OPT_RAM_SINK, OPT_REPLAY, OPT_HISTORY, OPT_STOP_TIMEOUT, OPT_ONCE,
+};
+
+static const struct option gdbserver_own_options[] = {
+	{ "elf", required_argument, NULL, OPT_ELF },
+	{ "port", required_argument, NULL, OPT_PORT },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "openocd", required_argument, NULL, OPT_OPENOCD },
+	{ "openocd-cfg", required_argument, NULL, OPT_OPENOCD_CFG },
+	{ "openocd-c", required_argument, NULL, OPT_OPENOCD_C },
+	{ "trace-port", required_argument, NULL, OPT_TRACE_PORT },
+	{ "ram-sink", optional_argument, NULL, OPT_RAM_SINK },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "history", required_argument, NULL, OPT_HISTORY },
+	{ "stop-timeout", required_argument, NULL, OPT_STOP_TIMEOUT },
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct gdbserver_args {
+	struct cli_stream in;
+	struct spoor_board board;
+	bool have_board;
+	struct spoor_image *img;
+	const char *elfs[MAX_ELFS];
+	char elf_paths[MAX_ELFS][4096];
+	int64_t elf_offsets[MAX_ELFS];
+	size_t nelf;
+	const char *ocd_cmds[MAX_OCD_CMDS];
+	size_t nocd;
+	const char *ram_arg;
+	bool ram;
+};
+
+/* Adds "FILE[@OFFSET]"; returns 0 or an exit status after a message. */
+static int add_elf(struct gdbserver_args *a, const char *arg)
+{
+	const char *at = strrchr(arg, '@');
+	size_t n = at ? (size_t)(at - arg) : strlen(arg);
+	struct spoor_diag diag;
+	unsigned long long off = 0;
+	char *end;
+
+	if (a->nelf == MAX_ELFS || !n || n >= sizeof(a->elf_paths[0])) {
+		fprintf(stderr, "spoor gdbserver: --elf %s: too many programs or a bad name\n", arg);
+		return 2;
+	}
+	if (at) {
+		errno = 0;
+		off = strtoull(at + 1, &end, 0);
+		if (errno || end == at + 1 || *end) {
+			fprintf(stderr, "spoor gdbserver: --elf: '%s' is not a number\n", at + 1);
+			return 2;
+		}
+	}
+	memcpy(a->elf_paths[a->nelf], arg, n);
+	a->elf_paths[a->nelf][n] = '\0';
+	if (spoor_image_add_elf(a->img, a->elf_paths[a->nelf], (int64_t)off, &diag)) {
+		fprintf(stderr, "spoor gdbserver: %s\n", diag.msg);
+		return 1;
+	}
+	a->elfs[a->nelf] = a->elf_paths[a->nelf];
+	a->elf_offsets[a->nelf++] = (int64_t)off;
+	return 0;
+}
+
+/* Parses "ADDR,SIZE" of --ram-sink; returns false after a message. */
+static bool parse_ram(const char *arg, uint64_t *start, uint64_t *size)
+{
+	char *end;
+
+	errno = 0;
+	*start = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end != ',')
+		goto bad;
+	*size = strtoull(end + 1, &end, 0);
+	if (errno || *end || *size < 64 || (*start & 3) || (*size & 3))
+		goto bad;
+	return true;
+bad:
+	fprintf(stderr, "spoor gdbserver: --ram-sink: expected ADDRESS,SIZE (4-byte aligned, "
+		"at least 64 bytes), got '%s'\n", arg);
+	return false;
+}
+
+/* Parses the command line into @a and @cfg; returns 0, -1 (help shown) or an exit status. */
+static int parse_args(struct gdbserver_args *a, struct spoor_gdbserver_config *cfg, int argc,
+		      char **argv)
+{
+	struct option opts[CLI_STREAM_NOPTS + 16];
+	struct spoor_diag diag;
+	unsigned long v;
+	int c, ret;
+
+	cli_stream_options(gdbserver_own_options, opts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hv", opts, NULL)) != -1) {
+		if (c == CLI_OPT_BOARD) {
+			spoor_board_init(&a->board);
+			if (spoor_board_load(&a->board, optarg, &diag)) {
+				fprintf(stderr, "spoor gdbserver: %s\n", diag.msg);
+				return 1;
+			}
+			a->have_board = true;
+		}
+		ret = cli_stream_option(&a->in, c, optarg);
+		if (ret < 0)
+			return c == CLI_OPT_PARAMS || c == CLI_OPT_BOARD ? 1 : 2;
+		if (ret > 0)
+			continue;
+		switch (c) {
+		case OPT_ELF:
+			ret = add_elf(a, optarg);
+			if (ret)
+				return ret;
+			break;
+		case OPT_PORT:
+			if (!cli_parse_uint("gdbserver", "--port", optarg, 0, 65535, &v))
+				return 2;
+			cfg->port = (unsigned)v;
+			break;
+		case OPT_HOST:
+			cfg->host = optarg;
+			break;
+		case OPT_OPENOCD:
+			cfg->openocd = optarg;
+			break;
+		case OPT_OPENOCD_CFG:
+			cfg->openocd_cfg = optarg;
+			break;
+		case OPT_OPENOCD_C:
+			if (a->nocd == MAX_OCD_CMDS) {
+				fprintf(stderr, "spoor gdbserver: more than %d --openocd-c\n",
+					MAX_OCD_CMDS);
+				return 2;
+			}
+			a->ocd_cmds[a->nocd++] = optarg;
+			break;
+		case OPT_TRACE_PORT:
+			cfg->source = SPOOR_GS_SRC_TCP;
+			cfg->trace_port = optarg;
+			break;
+		case OPT_RAM_SINK:
+			cfg->source = SPOOR_GS_SRC_RAM;
+			a->ram = true;
+			a->ram_arg = optarg;
+			break;
+		case OPT_REPLAY:
+			cfg->source = SPOOR_GS_SRC_FILE;
+			cfg->replay = optarg;
+			break;
+		case OPT_HISTORY:
+			if (!cli_parse_uint("gdbserver", "--history", optarg, 1, 1ul << 28, &v))
+				return 2;
+			cfg->history_blocks = v;
+			break;
+		case OPT_STOP_TIMEOUT:
+			if (!cli_parse_uint("gdbserver", "--stop-timeout", optarg, 1, 600000, &v))
+				return 2;
+			cfg->stop_timeout_ms = (int)v;
+			break;
+		case OPT_ONCE:
+			cfg->once = true;
+			break;
+		case 'v':
+			cfg->verbose = true;
+			break;
+		case 'h':
+			gdbserver_usage(stdout);
+			return -1;
+		default:
+			return cli_bad_option("gdbserver", c, argv);
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "spoor gdbserver: unexpected argument '%s' (try 'spoor gdbserver "
+			"--help')\n", argv[optind]);
+		return 2;
+	}
+	if (!a->nelf) {
+		fprintf(stderr, "spoor gdbserver: no program: give it with --elf FILE\n");
+		return 2;
+	}
+	if (cfg->replay && (cfg->openocd || cfg->openocd_cfg)) {
+		fprintf(stderr, "spoor gdbserver: --replay serves a capture alone: no OpenOCD\n");
+		return 2;
+	}
+	if (cfg->openocd && cfg->openocd_cfg) {
+		fprintf(stderr, "spoor gdbserver: --openocd or --openocd-cfg, not both\n");
+		return 2;
+	}
+	if (a->ram && a->ram_arg && !parse_ram(a->ram_arg, &cfg->ram_start, &cfg->ram_size))
+		return 2;
+	return 0;
+}
+
+/* The trace pipeline's configuration from the board and the stream options. */
+static int make_trace_config(struct gdbserver_args *a, struct spoor_gdbserver_config *cfg)
+{
+	struct spoor_encap_config *e = &a->in.dcfg.encap;
+	const char *why;
+
+	spoor_trace_config_init(&cfg->trace);
+	if (a->in.src_bits >= 0)
+		e->src_bits = (unsigned)a->in.src_bits;
+	if (a->in.ts_bytes >= 0)
+		e->ts_bytes = (unsigned)a->in.ts_bytes;
+	if (a->in.type_bits >= 0)
+		e->type_bits = (unsigned)a->in.type_bits;
+	if (spoor_encap_config_check(e)) {
+		fprintf(stderr, "spoor gdbserver: the encapsulation options do not fit %s\n",
+			spoor_encap_kind_name(e->kind));
+		return 2;
+	}
+	if (spoor_params_check(&a->in.params, &why)) {
+		fprintf(stderr, "spoor gdbserver: parameters: %s\n", why);
+		return 2;
+	}
+	cfg->trace.params = a->in.params;
+	cfg->trace.deframe = a->in.dcfg;
+	cfg->trace.atid = a->in.atid;
+	cfg->trace.image = a->img;
+	cfg->trace.only_source = a->in.only_source;
+	if (a->have_board)
+		cfg->trace.options = a->board.features;
+	/* A trace port is joined mid-stream; the RAM sink starts with the trace. */
+	if (cfg->source == SPOOR_GS_SRC_TCP)
+		cfg->trace.deframe.start_synced = false;
+	if (cfg->source == SPOOR_GS_SRC_RAM)
+		cfg->trace.deframe.start_synced = true;
+	return 0;
+}
+
+int cmd_gdbserver(int argc, char **argv)
+{
+	struct spoor_gdbserver_config cfg = {
+		.stop_timeout_ms = 1000, .history_blocks = DEFAULT_HISTORY,
+	};
+	struct gdbserver_args *a = calloc(1, sizeof(*a));
+	int status;
+
+	if (!a || !(a->img = spoor_image_new())) {
+		fprintf(stderr, "spoor gdbserver: out of memory\n");
+		free(a);
+		return 1;
+	}
+	cli_stream_init(&a->in, "gdbserver");
+	spoor_board_init(&a->board);
+	status = parse_args(a, &cfg, argc, argv);
+	if (status)
+		goto out;
+	status = make_trace_config(a, &cfg);
+	if (status)
+		goto out;
+	cfg.elfs = a->elfs;
+	cfg.elf_offsets = a->elf_offsets;
+	cfg.nelf = a->nelf;
+	cfg.xlen = a->have_board ? a->board.xlen : spoor_image_xlen(a->img);
+	cfg.trace_base = a->board.trace_base;
+	cfg.te_features = a->board.src_id << TR_TE_SRC_ID_SHIFT |
+			  spoor_vtrace_option_features(a->board.features);
+	cfg.default_source = a->in.only_source >= 0 ? (uint32_t)a->in.only_source :
+			     a->board.src_id;
+	if (cfg.source == SPOOR_GS_SRC_RAM && !a->ram_arg) {
+		/* 1 MiB in the middle of the board's RAM (at 0x80000000): away
+		 * from the program at its start and the stack at its end. */
+		cfg.ram_size = 1u << 20;
+		cfg.ram_start = 0x80000000u + a->board.ram_size / 2;
+	}
+	cfg.openocd_cmds = a->ocd_cmds;
+	cfg.n_openocd_cmds = a->nocd;
+	status = spoor_gdbserver_run(&cfg);
+out:
+	spoor_image_free(a->img);
+	free(a);
+	return status < 0 ? 0 : status;
+}
