@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Benchmark: instruction trace reconstruction (deframe + te_inst decode +
- * decoder, block output) over a long stream made by repeating a reference
+ * Benchmark: instruction trace reconstruction (the library pipeline of
+ * trace.h: deframe + te_inst decode + decoder, block output) over a long stream made by repeating a reference
  * te_inst_raw stream, fed in chunks as a probe would deliver it.  The stream
  * is generated on the fly, so the process's peak RSS shows what decoding
  * itself needs: compare --mb 1 with --mb 1024.
@@ -21,6 +21,7 @@
 #include "spoor/error.h"
 #include "spoor/image.h"
 #include "spoor/te_inst.h"
+#include "spoor/trace.h"
 
 static double now(void)
 {
@@ -34,81 +35,57 @@ struct counts {
 	uint64_t bytes, packets, blocks, insns, events;
 };
 
-/* Gives the decoder one packet (from the frame at @offset) and drains it, counting blocks. */
-static void run_packet(struct spoor_decoder *dec, const struct spoor_te_inst *pkt,
-		       uint64_t offset, struct counts *c)
+/* The pipeline's blocks, counted. */
+static void on_blocks(void *ctx, uint32_t source, uint64_t offset, const struct spoor_block *b,
+		      size_t n)
 {
-	struct spoor_dec_item it;
-	int ret;
+	struct counts *c = ctx;
 
-	c->packets++;
-	spoor_decoder_put(dec, pkt, offset);
-	for (;;) {
-		struct spoor_block blocks[64];
-		int n = spoor_decoder_next_blocks(dec, blocks, 64);
-
-		for (int i = 0; i < n; i++)
-			c->insns += blocks[i].ninsn;
-		c->blocks += (uint64_t)(n > 0 ? n : 0);
-		if (n == 64)
-			continue;
-		ret = spoor_decoder_next(dec, &it, sizeof(it));
-		if (ret <= 0)
-			break;
-		if (ret == SPOOR_DEC_BLOCK) {
-			c->blocks++;
-			c->insns += it.block.ninsn;
-		} else {
-			c->events++;
-		}
-	}
-}
-
-/* The pipeline behind the deframer. */
-struct run {
-	struct spoor_decoder *dec;
-	const struct spoor_params *p;
-	struct counts c;
-};
-
-/* Decodes @n frames' packets in one batch and runs each through the decoder. */
-static void run_frames(void *arg, const struct spoor_frame *frames, size_t n)
-{
-	struct run *r = arg;
-	struct spoor_te_inst pkts[SPOOR_DEFRAME_BATCH];
-	int used[SPOOR_DEFRAME_BATCH];
-
-	spoor_te_inst_decode_frames(r->p, 0, frames, n, pkts, used);
+	(void)source;
+	(void)offset;
 	for (size_t i = 0; i < n; i++)
-		if (used[i] > 0)
-			run_packet(r->dec, &pkts[i], frames[i].offset, &r->c);
+		c->insns += b[i].ninsn;
+	c->blocks += n;
 }
 
-/* Streams @total bytes of repeated @seed through the pipeline. */
+static void on_event(void *ctx, const struct spoor_dec_item *it)
+{
+	struct counts *c = ctx;
+
+	(void)it;
+	c->events++;
+}
+
+/* Streams @total bytes of repeated @seed through the library pipeline (trace.h). */
 static struct counts run(const struct spoor_params *p, struct spoor_image *img,
 			 const uint8_t *seed, size_t seed_len, uint64_t total)
 {
-	struct spoor_deframe_config dcfg = { .start_synced = true };
-	struct spoor_decoder_config cfg = {
-		.params = p, .image = img, .compat = SPOOR_COMPAT_REFERENCE,
-	};
-	struct run r = { .dec = spoor_decoder_new(&cfg), .p = p };
-	struct spoor_deframe *df;
+	static const struct spoor_trace_ops ops = { .blocks = on_blocks, .event = on_event };
+	struct spoor_trace_config cfg;
+	struct spoor_trace_stats st;
+	struct counts c = { 0 };
+	struct spoor_trace *tr;
 
-	spoor_encap_config_init(&dcfg.encap, SPOOR_ENCAP_RAW);
-	df = spoor_deframe_new(&dcfg);
-	if (!r.dec || !df) {
+	spoor_trace_config_init(&cfg);
+	cfg.params = *p;
+	cfg.image = img;
+	tr = spoor_trace_new(&cfg, &ops, &c);
+	if (!tr) {
 		fprintf(stderr, "bench_decode: setup failed\n");
 		exit(1);
 	}
-	while (r.c.bytes < total) {
-		spoor_deframe_feed(df, seed, seed_len, 0);
-		r.c.bytes += seed_len;
-		spoor_deframe_drain(df, run_frames, NULL, &r);
+	while (c.bytes < total) {
+		if (spoor_trace_feed(tr, seed, seed_len)) {
+			fprintf(stderr, "bench_decode: the pipeline failed\n");
+			exit(1);
+		}
+		c.bytes += seed_len;
 	}
-	spoor_deframe_free(df);
-	spoor_decoder_free(r.dec);
-	return r.c;
+	spoor_trace_finish(tr);
+	spoor_trace_stats(tr, &st, sizeof(st));
+	c.packets = st.packets;
+	spoor_trace_free(tr);
+	return c;
 }
 
 int main(int argc, char **argv)

@@ -22,7 +22,8 @@ struct spoor_trace {
 	struct spoor_trace_ops ops;
 	void *ctx;
 	struct spoor_deframe *df;
-	struct spoor_decoder **dec;	/* by source, created on first use */
+	struct spoor_decoder **dec;	/* by source (dec_cap of them), created on first use */
+	uint32_t dec_cap;
 	uint32_t *order;		/* the sources in the order they came */
 	uint32_t nsources;
 	bool finished;
@@ -65,9 +66,7 @@ struct spoor_trace *spoor_trace_new(const struct spoor_trace_config *cfg,
 		tr->ops = *ops;
 	tr->ctx = ctx;
 	tr->df = spoor_deframe_new(&tr->cfg.deframe);
-	tr->dec = calloc(MAX_SOURCES, sizeof(*tr->dec));
-	tr->order = calloc(MAX_SOURCES, sizeof(*tr->order));
-	if (!tr->df || !tr->dec || !tr->order) {
+	if (!tr->df) {
 		spoor_trace_free(tr);
 		return NULL;
 	}
@@ -86,6 +85,28 @@ void spoor_trace_free(struct spoor_trace *tr)
 	free(tr);
 }
 
+/* Makes room for source @source in the tables; returns false when out of memory. */
+static bool room_for(struct spoor_trace *tr, uint32_t source)
+{
+	uint32_t cap = tr->dec_cap ? tr->dec_cap : 16;
+	struct spoor_decoder **dec;
+	uint32_t *order;
+
+	while (cap <= source)
+		cap *= 2;
+	dec = realloc(tr->dec, cap * sizeof(*dec));
+	if (!dec)
+		return false;
+	tr->dec = dec;
+	memset(dec + tr->dec_cap, 0, (cap - tr->dec_cap) * sizeof(*dec));
+	order = realloc(tr->order, cap * sizeof(*order));
+	if (!order)
+		return false;
+	tr->order = order;
+	tr->dec_cap = cap;
+	return true;
+}
+
 /* The decoder of @source, created on first use; NULL when out of memory. */
 static struct spoor_decoder *decoder_of(struct spoor_trace *tr, uint32_t source)
 {
@@ -99,6 +120,10 @@ static struct spoor_decoder *decoder_of(struct spoor_trace *tr, uint32_t source)
 		.stvec = tr->cfg.stvec,
 	};
 
+	if (source >= tr->dec_cap && !room_for(tr, source)) {
+		tr->err = SPOOR_E_NOMEM;
+		return NULL;
+	}
 	if (!tr->dec[source]) {
 		tr->dec[source] = spoor_decoder_new(&dc);
 		if (!tr->dec[source]) {
@@ -258,7 +283,7 @@ int spoor_trace_flush(struct spoor_trace *tr)
 
 struct spoor_decoder *spoor_trace_decoder(struct spoor_trace *tr, uint32_t source)
 {
-	return tr && source < MAX_SOURCES ? tr->dec[source] : NULL;
+	return tr && source < tr->dec_cap ? tr->dec[source] : NULL;
 }
 
 int spoor_trace_stats(const struct spoor_trace *tr, struct spoor_trace_stats *st, size_t size)

@@ -283,22 +283,19 @@ static int drain(struct cli_stream *s, struct spoor_deframe *df, const struct cl
 	return spoor_deframe_drain(df, drain_frames, drain_item, &d);
 }
 
-int cli_stream_run(struct cli_stream *s, const struct cli_stream_ops *ops, void *ctx,
-		   struct spoor_deframe_stats *st)
+int cli_stream_read(struct cli_stream *s, int (*chunk)(void *ctx, const uint8_t *buf, size_t len),
+		    void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx)
 {
-	struct spoor_deframe *df = spoor_deframe_new(&s->dcfg);
 	uint8_t *buf = malloc(READ_CHUNK);
 	uint64_t done = 0;
-	int ret = 0, status = 0;
+	int status = 0;
 	ssize_t n;
 
-	memset(st, 0, sizeof(*st));
-	if (!df || !buf) {
-		fprintf(stderr, "spoor %s: cannot set up the deframer\n", s->cmd);
+	if (!buf) {
+		fprintf(stderr, "spoor %s: out of memory\n", s->cmd);
 		status = 1;
-		goto out;
 	}
-	for (;;) {
+	while (buf && !status) {
 		n = read(s->fd, buf, READ_CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -310,30 +307,74 @@ int cli_stream_run(struct cli_stream *s, const struct cli_stream_ops *ops, void 
 		}
 		if (n == 0)
 			break;
-		ret = spoor_deframe_feed(df, buf, (size_t)n, s->atid);
-		if (!ret)
-			ret = drain(s, df, ops, ctx);
-		if (ret < 0)
-			break;
+		status = chunk(ctx, buf, (size_t)n);
 		done += (uint64_t)n;
-		if (ops->progress)
-			ops->progress(ctx, done, s->size);
+		if (progress)
+			progress(ctx, done, s->size);
 	}
-	if (ret >= 0) {
-		ret = spoor_deframe_finish(df);
-		if (!ret)
-			ret = drain(s, df, ops, ctx);
-	}
-	if (ret < 0) {
-		fprintf(stderr, "spoor %s: deframer: %s\n", s->cmd, spoor_errstr(ret));
-		status = 1;
-	}
-	spoor_deframe_stats(df, st, sizeof(*st));
-out:
 	if (s->fd > STDIN_FILENO)
 		close(s->fd);
 	s->fd = -1;
 	free(buf);
-	spoor_deframe_free(df);
+	return status;
+}
+
+/* What cli_stream_run() reads through. */
+struct run_ctx {
+	struct cli_stream *s;
+	struct spoor_deframe *df;
+	const struct cli_stream_ops *ops;
+	void *ctx;
+};
+
+/* One chunk through the deframer; returns 0 or an exit status after a message. */
+static int run_chunk(void *arg, const uint8_t *buf, size_t len)
+{
+	struct run_ctx *r = arg;
+	int ret = spoor_deframe_feed(r->df, buf, len, r->s->atid);
+
+	if (!ret)
+		ret = drain(r->s, r->df, r->ops, r->ctx);
+	if (ret < 0) {
+		fprintf(stderr, "spoor %s: deframer: %s\n", r->s->cmd, spoor_errstr(ret));
+		return 1;
+	}
+	return 0;
+}
+
+static void run_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct run_ctx *r = arg;
+
+	if (r->ops->progress)
+		r->ops->progress(r->ctx, done, total);
+}
+
+int cli_stream_run(struct cli_stream *s, const struct cli_stream_ops *ops, void *ctx,
+		   struct spoor_deframe_stats *st)
+{
+	struct run_ctx r = { .s = s, .df = spoor_deframe_new(&s->dcfg), .ops = ops, .ctx = ctx };
+	int status, ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!r.df) {
+		fprintf(stderr, "spoor %s: cannot set up the deframer\n", s->cmd);
+		if (s->fd > STDIN_FILENO)
+			close(s->fd);
+		s->fd = -1;
+		return 1;
+	}
+	status = cli_stream_read(s, run_chunk, run_progress, &r);
+	if (!status) {
+		ret = spoor_deframe_finish(r.df);
+		if (!ret)
+			ret = drain(s, r.df, ops, ctx);
+		if (ret < 0) {
+			fprintf(stderr, "spoor %s: deframer: %s\n", s->cmd, spoor_errstr(ret));
+			status = 1;
+		}
+	}
+	spoor_deframe_stats(r.df, st, sizeof(*st));
+	spoor_deframe_free(r.df);
 	return status;
 }

@@ -69,6 +69,15 @@ struct cli_stream_ops {
 };
 
 /*
+ * Reads the input to its end, handing each chunk read to @chunk (which
+ * returns 0, or an exit status that stops the reading), and the progress to
+ * @progress (may be NULL).  Closes the input.  Returns 0 or an exit status
+ * (a read error is reported).
+ */
+int cli_stream_read(struct cli_stream *s, int (*chunk)(void *ctx, const uint8_t *buf, size_t len),
+		    void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx);
+
+/*
  * Reads the input to its end through a deframer, handing frames of the
  * selected source(s) and events to @ops; fills @st.  Closes the input.
  * Returns 0 or an exit status.

@@ -15,10 +15,10 @@
 #include "spoor/error.h"
 #include "spoor/image.h"
 #include "spoor/te_inst.h"
+#include "spoor/trace.h"
 
 enum out_format { OUT_PCS, OUT_TEXT, OUT_JSON };
 
-#define MAX_SOURCES 65536
 #define OUTBUF 65536
 
 struct decode {
@@ -29,13 +29,10 @@ struct decode {
 	uint32_t compat;
 	bool stats, quiet, spike_rom;
 	uint64_t mtvec, stvec;		/* trap vectors for implicit exception mode */
-	struct spoor_decoder **dec;	/* per source, created on first use */
-	unsigned ndec;
+	struct spoor_trace *trace;	/* the library pipeline */
 	/* Buffered output: pcs lines are written by hand, not printf. */
 	char out[OUTBUF];
 	size_t outlen;
-	/* Statistics. */
-	uint64_t packets, payload_bits, bad_packets, deframe_events;
 	int progress_shown;
 };
 
@@ -419,77 +416,44 @@ static void print_event(struct decode *d, const struct spoor_dec_item *it)
 	printf(" (source %" PRIu32 ")\n", it->source);
 }
 
-/* Drains one decoder's items to the output. */
-static void drain(struct decode *d, struct spoor_decoder *dec)
-{
-	struct spoor_dec_item it;
+/* ---- pipeline callbacks --------------------------------------------------- */
 
-	while (spoor_decoder_next(dec, &it, sizeof(it)) > 0) {
-		if (it.kind == SPOOR_DEC_EVENT)
-			print_event(d, &it);
-		else if (d->format == OUT_JSON)
+/* Blocks of @source, from the packet at @offset. */
+static void on_blocks(void *ctx, uint32_t source, uint64_t offset, const struct spoor_block *b,
+		      size_t n)
+{
+	struct decode *d = ctx;
+	struct spoor_decoder *dec = spoor_trace_decoder(d->trace, source);
+	struct spoor_dec_item it = { .kind = SPOOR_DEC_BLOCK, .source = source, .offset = offset };
+
+	for (size_t i = 0; i < n; i++) {
+		if (d->format == OUT_JSON) {
+			it.block = b[i];
 			json_block(d, &it);
-		else
-			block_insns(d, dec, &it.block);
+		} else {
+			block_insns(d, dec, &b[i]);
+		}
 	}
 }
 
-/* The decoder of @source, created on first use; NULL when out of memory. */
-static struct spoor_decoder *decoder_of(struct decode *d, uint32_t source)
+static void on_event(void *ctx, const struct spoor_dec_item *it)
 {
-	struct spoor_decoder_config cfg = {
-		.params = &d->in.params,
-		.image = d->img,
-		.options = d->options,
-		.compat = d->compat,
-		.source = source,
-		.mtvec = d->mtvec,
-		.stvec = d->stvec,
-	};
-
-	if (!d->dec[source]) {
-		d->dec[source] = spoor_decoder_new(&cfg);
-		d->ndec++;
-	}
-	return d->dec[source];
+	print_event(ctx, it);
 }
 
-/* ---- stream callbacks ---------------------------------------------------- */
-
-static void on_frame(void *ctx, const struct spoor_frame *frm)
-{
-	struct decode *d = ctx;
-	struct spoor_decoder *dec;
-	struct spoor_te_inst pkt;
-	int ret;
-
-	if (frm->msg != SPOOR_MSG_TE_INST)
-		return;
-	dec = decoder_of(d, frm->source);
-	if (!dec)
-		return;
-	/* The packet's layout can depend on the source's run-time options. */
-	ret = spoor_te_inst_decode_room(&d->in.params, spoor_decoder_layout(dec), frm->payload,
-					frm->payload_len, frm->payload_room, &pkt);
-	if (ret < 0) {
-		d->bad_packets++;
-		if (!d->quiet)
-			fprintf(stderr, "spoor decode: source %" PRIu32 ", offset %" PRIu64
-				": bad te_inst packet: %s\n", frm->source, frm->offset,
-				spoor_errstr(ret));
-		return;
-	}
-	d->packets++;
-	d->payload_bits += 8u * frm->payload_len;
-	spoor_decoder_put(dec, &pkt, frm->offset);
-	drain(d, dec);
-}
-
-static void on_event(void *ctx, const struct spoor_deframe_item *it)
+static void on_bad_packet(void *ctx, uint32_t source, uint64_t offset, int err)
 {
 	struct decode *d = ctx;
 
-	d->deframe_events++;
+	if (!d->quiet)
+		fprintf(stderr, "spoor decode: source %" PRIu32 ", offset %" PRIu64
+			": bad te_inst packet: %s\n", source, offset, spoor_errstr(err));
+}
+
+static void on_stream(void *ctx, const struct spoor_deframe_item *it)
+{
+	struct decode *d = ctx;
+
 	if (d->quiet || it->kind == SPOOR_DF_SYNC)
 		return;
 	if (it->kind == SPOOR_DF_SYNC_LOST)
@@ -498,6 +462,19 @@ static void on_event(void *ctx, const struct spoor_deframe_item *it)
 	else if (it->kind == SPOOR_DF_TRUNCATED)
 		fprintf(stderr, "spoor decode: stream ends inside a packet at offset %" PRIu64
 			" (%" PRIu64 " bytes)\n", it->offset, it->bytes);
+}
+
+/* One chunk of the input into the pipeline; returns 0 or an exit status. */
+static int on_chunk(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct decode *d = ctx;
+	int ret = spoor_trace_feed(d->trace, buf, len);
+
+	if (ret) {
+		fprintf(stderr, "spoor decode: %s\n", spoor_errstr(ret));
+		return 1;
+	}
+	return 0;
 }
 
 /* A progress bar on stderr for large inputs when stderr is a terminal. */
@@ -518,76 +495,90 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 		fputs("\r\033[K", stderr);
 }
 
-static void print_stats(struct decode *d, const struct spoor_deframe_stats *st)
+static void print_stats(struct decode *d)
 {
-	struct spoor_decoder_stats ds, sum = { 0 };
+	struct spoor_trace_stats st;
 
-	for (unsigned s = 0; s < MAX_SOURCES && d->ndec; s++) {
-		if (!d->dec[s] || spoor_decoder_stats(d->dec[s], &ds, sizeof(ds)))
-			continue;
-		sum.instructions += ds.instructions;
-		sum.blocks += ds.blocks;
-		sum.branches += ds.branches;
-		sum.gaps += ds.gaps;
-		sum.traps += ds.traps;
-	}
+	spoor_trace_stats(d->trace, &st, sizeof(st));
 	fprintf(stderr, "instructions: %" PRIu64 "\nblocks: %" PRIu64 "\nbranches: %" PRIu64
 		"\ntraps: %" PRIu64 "\npackets: %" PRIu64 " (%" PRIu64 " bad)\nbytes: %" PRIu64
 		"\nbits per instruction: %.3f\ngaps: %" PRIu64 " (decoder) + %" PRIu64
-		" (stream sync losses)\nsources: %u\n", sum.instructions, sum.blocks, sum.branches,
-		sum.traps, d->packets, d->bad_packets, st->bytes,
-		sum.instructions ? (double)d->payload_bits / (double)sum.instructions : 0.0,
-		sum.gaps, st->sync_losses, d->ndec);
+		" (stream sync losses)\nsources: %u\n", st.decoder.instructions, st.decoder.blocks,
+		st.decoder.branches, st.decoder.traps, st.packets, st.bad_packets, st.deframe.bytes,
+		st.decoder.instructions ? (double)st.payload_bits / (double)st.decoder.instructions :
+		0.0, st.decoder.gaps, st.deframe.sync_losses, st.sources);
+}
+
+/* The pipeline of the command line's options; returns 0 or an exit status. */
+static int make_trace(struct decode *d)
+{
+	static const struct spoor_trace_ops ops = {
+		.blocks = on_blocks, .event = on_event, .stream = on_stream,
+		.bad_packet = on_bad_packet,
+	};
+	struct spoor_trace_config cfg;
+
+	spoor_trace_config_init(&cfg);
+	cfg.params = d->in.params;
+	cfg.deframe = d->in.dcfg;
+	cfg.atid = d->in.atid;
+	cfg.image = d->img;
+	cfg.options = d->options;
+	cfg.compat = d->compat;
+	cfg.mtvec = d->mtvec;
+	cfg.stvec = d->stvec;
+	cfg.only_source = d->in.only_source;
+	d->trace = spoor_trace_new(&cfg, &ops, d);
+	if (!d->trace) {
+		fprintf(stderr, "spoor decode: cannot set up the decoder\n");
+		return 1;
+	}
+	return 0;
 }
 
 int cmd_decode(int argc, char **argv)
 {
-	static const struct cli_stream_ops ops = {
-		.frame = on_frame, .event = on_event, .progress = on_progress,
-	};
-	struct spoor_deframe_stats st;
 	struct decode *d = calloc(1, sizeof(*d));
-	int status;
+	int status, ret;
 
 	if (!d)
 		goto nomem;
 	d->img = spoor_image_new();
-	d->dec = calloc(MAX_SOURCES, sizeof(*d->dec));
-	if (!d->img || !d->dec)
+	if (!d->img)
 		goto nomem;
 	cli_stream_init(&d->in, "decode");
 	d->compat = SPOOR_COMPAT_REFERENCE;
 	status = parse_args(d, argc, argv);
 	if (status)
 		goto out;
-	status = cli_stream_run(&d->in, &ops, d, &st);
-	/* End of the trace: every source's last block. */
-	for (unsigned s = 0; s < MAX_SOURCES && d->ndec; s++) {
-		if (!d->dec[s])
-			continue;
-		spoor_decoder_flush(d->dec[s], true);
-		drain(d, d->dec[s]);
+	status = make_trace(d);
+	if (status)
+		goto out;
+	status = cli_stream_read(&d->in, on_chunk, on_progress, d);
+	/* End of the trace: a frame cut off, every source's last block. */
+	ret = spoor_trace_finish(d->trace);
+	if (ret && !status) {
+		fprintf(stderr, "spoor decode: %s\n", spoor_errstr(ret));
+		status = 1;
 	}
 	out_flush(d);
 	if (d->stats)
-		print_stats(d, &st);
+		print_stats(d);
 	if (fflush(stdout) != 0 && !status) {
 		fprintf(stderr, "spoor decode: writing output: %s\n", strerror(errno));
 		status = 1;
 	}
 out:
-	for (unsigned s = 0; s < MAX_SOURCES && d->dec; s++)
-		spoor_decoder_free(d->dec[s]);
-	free(d->dec);
+	if (d->in.fd > STDIN_FILENO)
+		close(d->in.fd);
+	spoor_trace_free(d->trace);
 	spoor_image_free(d->img);
 	free(d);
 	return status < 0 ? 0 : status;
 nomem:
 	fprintf(stderr, "spoor decode: out of memory\n");
-	if (d) {
+	if (d)
 		spoor_image_free(d->img);
-		free(d->dec);
-	}
 	free(d);
 	return 1;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target: packets -> reconstruction.  Arbitrary bytes are read as a
- * reference-flow raw stream (the first byte chooses parameters and options)
+ * libFuzzer target: the library pipeline (trace.h), bytes -> reconstruction.
+ * Arbitrary bytes are read as a reference-flow raw stream (the first byte chooses parameters and options)
  * and decoded against a real program (a conformance ELF and spike's boot
  * ROM).  Beyond the sanitizers it checks that every block lies in the
  * program and that decoding always finishes.
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "spoor/decoder.h"
-#include "spoor/deframe.h"
 #include "spoor/error.h"
+#include "spoor/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -33,71 +33,54 @@ static struct spoor_image *image(void)
 	return img;
 }
 
-static void drain(struct spoor_decoder *dec)
-{
-	struct spoor_dec_item it;
-	struct spoor_insn in;
-	int ret;
+static struct spoor_trace *trace;
 
-	while ((ret = spoor_decoder_next(dec, &it, sizeof(it))) > 0) {
-		if (it.kind != SPOOR_DEC_BLOCK)
-			continue;
-		REQUIRE(it.block.ninsn > 0);
-		REQUIRE(!spoor_decoder_insn(dec, it.block.start, &in));
-		REQUIRE(!spoor_decoder_insn(dec, it.block.last, &in));
+/* Every block lies in the program. */
+static void on_blocks(void *ctx, uint32_t source, uint64_t offset, const struct spoor_block *b,
+		      size_t n)
+{
+	struct spoor_decoder *dec = spoor_trace_decoder(trace, source);
+	struct spoor_insn in;
+
+	(void)ctx;
+	(void)offset;
+	REQUIRE(dec);
+	for (size_t i = 0; i < n; i++) {
+		REQUIRE(b[i].ninsn > 0);
+		REQUIRE(!spoor_decoder_insn(dec, b[i].start, &in));
+		REQUIRE(!spoor_decoder_insn(dec, b[i].last, &in));
 	}
-	REQUIRE(ret == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct spoor_deframe_config dcfg = { .start_synced = true };
-	struct spoor_decoder_config cfg = { 0 };
-	struct spoor_params p;
-	struct spoor_deframe *df;
-	struct spoor_decoder *dec;
-	struct spoor_deframe_item it;
-	struct spoor_te_inst pkt;
+	static const struct spoor_trace_ops ops = { .blocks = on_blocks };
+	struct spoor_trace_config cfg;
+	struct spoor_params *p = &cfg.params;
 	uint8_t sel;
 
 	if (size < 1)
 		return 0;
 	sel = data[0];
-	spoor_params_init(&p);
-	p.iaddress_width_p = 64;
-	p.iaddress_lsb_p = sel & 1;
-	p.context_width_p = 32;
-	p.nocontext_p = 0;
-	p.ecause_width_p = 5;
-	p.return_stack_size_p = (sel & 2) ? 3 : 0;
-	p.call_counter_size_p = (sel & 4) ? 4 : 0;
-	p.cache_size_p = (sel & 8) ? 3 : 0;
-	cfg.params = &p;
+	spoor_trace_config_init(&cfg);
+	p->iaddress_width_p = 64;
+	p->iaddress_lsb_p = sel & 1;
+	p->context_width_p = 32;
+	p->nocontext_p = 0;
+	p->ecause_width_p = 5;
+	p->return_stack_size_p = (sel & 2) ? 3 : 0;
+	p->call_counter_size_p = (sel & 4) ? 4 : 0;
+	p->cache_size_p = (sel & 8) ? 3 : 0;
 	cfg.image = image();
 	cfg.options = (sel >> 3) & 0x2f;	/* not branch prediction: counts up to 2^32 */
 	cfg.compat = (sel & 0x80) ? SPOOR_COMPAT_REFERENCE : 0;
-	spoor_encap_config_init(&dcfg.encap, SPOOR_ENCAP_RAW);
-	df = spoor_deframe_new(&dcfg);
-	dec = spoor_decoder_new(&cfg);
-	REQUIRE(df && dec);
-	REQUIRE(!spoor_deframe_feed(df, data + 1, size - 1, 0));
-	for (int pass = 0; pass < 2; pass++) {
-		/* The chunk, then the end of the stream. */
-		if (pass)
-			REQUIRE(!spoor_deframe_finish(df));
-		while (spoor_deframe_next(df, &it, sizeof(it)) > 0) {
-			if (it.kind != SPOOR_DF_FRAME || it.frame.msg != SPOOR_MSG_TE_INST)
-				continue;
-			if (spoor_te_inst_decode(&p, it.frame.payload, it.frame.payload_len,
-						 &pkt) < 0)
-				continue;
-			REQUIRE(!spoor_decoder_put(dec, &pkt, it.frame.offset));
-			drain(dec);
-		}
-	}
-	REQUIRE(!spoor_decoder_flush(dec, true));
-	drain(dec);
-	spoor_decoder_free(dec);
-	spoor_deframe_free(df);
+	trace = spoor_trace_new(&cfg, &ops, NULL);
+	REQUIRE(trace);
+	/* The stream in two chunks, then its end: decoding always finishes. */
+	REQUIRE(!spoor_trace_feed(trace, data + 1, (size - 1) / 2));
+	REQUIRE(!spoor_trace_feed(trace, data + 1 + (size - 1) / 2, size - 1 - (size - 1) / 2));
+	REQUIRE(!spoor_trace_finish(trace));
+	spoor_trace_free(trace);
+	trace = NULL;
 	return 0;
 }

@@ -16,11 +16,13 @@
 #include "check.h"
 #include "params_fixture.h"
 #include "spoor/decoder.h"
+#include "spoor/encap.h"
 #include "spoor/encoder.h"
 #include "spoor/error.h"
 #include "spoor/image.h"
 #include "spoor/spike_trace.h"
 #include "spoor/te_inst.h"
+#include "spoor/trace.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -832,26 +834,45 @@ static size_t trace_pcs(const char *path, uint64_t *pcs, size_t max)
 	return n;
 }
 
+/* The round trip's decoded PCs. */
+struct rt_out {
+	struct spoor_trace *tr;
+	uint64_t *pcs;
+	size_t n, max;
+};
+
+static void rt_blocks(void *ctx, uint32_t source, uint64_t offset, const struct spoor_block *b,
+		      size_t n)
+{
+	struct rt_out *o = ctx;
+
+	(void)offset;
+	for (size_t i = 0; i < n; i++)
+		o->n = block_pcs(spoor_trace_decoder(o->tr, source), &b[i], o->pcs, o->n, o->max);
+}
+
 /*
  * Returns true after encoding the trace at @path with @tc and resync
- * interval @resync, decoding it and comparing the PCs with @want.
+ * interval @resync, framing its packets (raw encapsulation), decoding the
+ * bytes through the library pipeline and comparing the PCs with @want.
  */
 static bool round_trip(const char *path, const struct rt_case *tc, unsigned resync,
 		       const uint64_t *want, size_t nwant, struct spoor_image *img)
 {
+	static const struct spoor_trace_ops ops = { .blocks = rt_blocks };
 	static uint64_t got[20000];
+	struct rt_out out = { .pcs = got, .max = 20000 };
 	struct spoor_params p;
 	struct spoor_encoder_config ecfg = { 0 };
-	struct spoor_decoder_config dcfg = { 0 };
+	struct spoor_trace_config tcfg;
 	struct spoor_spike_config scfg = { 64, 4, true, 0 };
+	struct spoor_encap_config raw;
 	struct spoor_spike_reader *r;
 	struct spoor_encoder *enc;
-	struct spoor_decoder *dec;
 	struct spoor_ingress in;
 	struct spoor_te_inst pkt;
-	struct spoor_dec_item it;
-	uint8_t buf[SPOOR_TE_MAX_PAYLOAD];
-	size_t n = 0;
+	uint8_t buf[SPOOR_TE_MAX_PAYLOAD], frame[SPOOR_FRAME_MAX];
+	size_t n;
 	bool ok;
 	int ret, err, len;
 
@@ -871,17 +892,19 @@ static bool round_trip(const char *path, const struct rt_case *tc, unsigned resy
 	ecfg.options = tc->options;
 	ecfg.resync_max = resync;
 	ecfg.reference_quirks = tc->quirks;
-	dcfg.params = &p;
-	dcfg.image = img;
-	dcfg.options = tc->options & SPOOR_OPT_SIJUMP;
-	dcfg.compat = tc->x1x5 ? 0 : SPOOR_COMPAT_REFERENCE;
-	dcfg.mtvec = HANDLER;
+	spoor_trace_config_init(&tcfg);
+	tcfg.params = p;
+	tcfg.image = img;
+	tcfg.options = tc->options & SPOOR_OPT_SIJUMP;
+	tcfg.compat = tc->x1x5 ? 0 : SPOOR_COMPAT_REFERENCE;
+	tcfg.mtvec = HANDLER;
+	spoor_encap_config_init(&raw, SPOOR_ENCAP_RAW);
 	scfg.flags = tc->x1x5 ? SPOOR_SPIKE_X1X5 : 0;
 	r = spoor_spike_open(path, &scfg, &err);
 	enc = spoor_encoder_new(&ecfg);
-	dec = spoor_decoder_new(&dcfg);
-	CHECK(r && enc && dec);
-	ok = r && enc && dec;
+	out.tr = spoor_trace_new(&tcfg, &ops, &out);
+	CHECK(r && enc && out.tr);
+	ok = r && enc && out.tr;
 	for (bool more = ok; more;) {
 		ret = spoor_spike_next(r, &in);
 		CHECK(ret >= 0);
@@ -891,26 +914,24 @@ static bool round_trip(const char *path, const struct rt_case *tc, unsigned resy
 		else
 			CHECK_EQ(spoor_encoder_finish(enc), 0);
 		while (spoor_encoder_next(enc, &pkt) == 1) {
-			/* Through the codec, with the layout the options give. */
+			/* Through the codec with the layout the options give, framed. */
+			struct spoor_frame frm = { .msg = SPOOR_MSG_TE_INST, .flow = 2 };
+
 			len = spoor_te_inst_encode_layout(&p, spoor_encoder_layout(enc), &pkt, buf,
 							  sizeof(buf));
 			CHECK(len > 0);
-			ret = spoor_te_inst_decode_layout(&p, spoor_decoder_layout(dec), buf,
-							  (size_t)(len > 0 ? len : 1), &pkt);
-			CHECK(ret > 0);
-			CHECK_EQ(spoor_decoder_put(dec, &pkt, 0), 0);
-			while ((ret = spoor_decoder_next(dec, &it, sizeof(it))) > 0)
-				if (ret == SPOOR_DEC_BLOCK)
-					n = block_pcs(dec, &it.block, got, n, 20000);
+			frm.payload = buf;
+			frm.payload_len = (uint32_t)(len > 0 ? len : 0);
+			len = spoor_encap_encode(&raw, &frm, frame, sizeof(frame));
+			CHECK(len > 0);
+			CHECK_EQ(spoor_trace_feed(out.tr, frame, (size_t)(len > 0 ? len : 0)), 0);
 		}
 	}
 	if (ok) {
-		CHECK_EQ(spoor_decoder_flush(dec, true), 0);
-		while ((ret = spoor_decoder_next(dec, &it, sizeof(it))) > 0)
-			if (ret == SPOOR_DEC_BLOCK)
-				n = block_pcs(dec, &it.block, got, n, 20000);
-		ok = n == nwant && !memcmp(got, want, n * sizeof(*got));
+		CHECK_EQ(spoor_trace_finish(out.tr), 0);
+		ok = out.n == nwant && !memcmp(got, want, out.n * sizeof(*got));
 	}
+	n = out.n;
 	if (!ok) {
 		size_t i = 0;
 
@@ -921,7 +942,7 @@ static bool round_trip(const char *path, const struct rt_case *tc, unsigned resy
 			i < n ? (unsigned long long)got[i] : 0ull,
 			i < nwant ? (unsigned long long)want[i] : 0ull);
 	}
-	spoor_decoder_free(dec);
+	spoor_trace_free(out.tr);
 	spoor_encoder_free(enc);
 	spoor_spike_close(r);
 	return ok;

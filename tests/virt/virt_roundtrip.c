@@ -14,9 +14,9 @@
 
 #include "iss.h"
 #include "spoor/decoder.h"
-#include "spoor/deframe.h"
 #include "spoor/error.h"
 #include "spoor/image.h"
+#include "spoor/trace.h"
 #include "trace.h"
 
 #define TRACE_BASE 0x0d000000u
@@ -201,17 +201,62 @@ static void push_block(struct spoor_decoder *dec, const struct spoor_block *b, s
 	}
 }
 
-/* Decodes the captured stream; appends the retired addresses to @out. */
+/* What the pipeline's callbacks fill. */
+struct decoded {
+	struct spoor_trace *tr;
+	struct vec *out;
+	uint64_t *gaps;
+	unsigned *ended_ntr;
+	bool joined;		/* decoding starts mid-stream */
+};
+
+static void on_blocks(void *ctx, uint32_t source, uint64_t offset, const struct spoor_block *b,
+		      size_t n)
+{
+	struct decoded *d = ctx;
+
+	(void)offset;
+	for (size_t i = 0; i < n; i++)
+		push_block(spoor_trace_decoder(d->tr, source), &b[i], d->out);
+}
+
+static void on_event(void *ctx, const struct spoor_dec_item *it)
+{
+	struct decoded *d = ctx;
+
+	if (it->event.kind == SPOOR_EV_STOP && it->event.qual_status == SPOOR_TE_QUAL_ENDED_NTR)
+		(*d->ended_ntr)++;
+	if (it->event.kind != SPOOR_EV_GAP)
+		return;
+	/* Joined mid-stream, what precedes the first synchronisation is lost, and said so. */
+	if (d->joined && !d->out->n)
+		return;
+	if (!(*d->gaps)++)
+		fprintf(stderr, "gap: %s at 0x%llx, packet at offset %llu\n",
+			spoor_errstr(it->event.reason), (unsigned long long)it->event.address,
+			(unsigned long long)it->offset);
+}
+
+static void on_bad_packet(void *ctx, uint32_t source, uint64_t offset, int err)
+{
+	struct decoded *d = ctx;
+
+	(void)source;
+	(void)offset;
+	(void)err;
+	(*d->gaps)++;
+}
+
+/* Decodes the captured stream through the library pipeline; appends the retired addresses to @out. */
 static int decode(const char *elf, struct run *r, const struct spoor_params *p,
 		  const struct variant *v, struct vec *out, uint64_t *gaps)
 {
-	struct spoor_deframe_config dcfg = { .start_synced = false };
-	struct spoor_decoder_config cfg = { .params = p, .compat = v->compat };
+	static const struct spoor_trace_ops ops = {
+		.blocks = on_blocks, .event = on_event, .bad_packet = on_bad_packet,
+	};
+	struct decoded d = { .out = out, .gaps = gaps, .ended_ntr = &r->ended_ntr };
+	struct spoor_trace_config cfg;
 	struct spoor_image *img = spoor_image_new();
-	struct spoor_decoder *dec = NULL;
-	struct spoor_deframe *df = NULL;
-	struct spoor_deframe_item it;
-	struct spoor_dec_item di;
 	struct spoor_diag diag;
 	uint8_t rom[32];
 	size_t skip = 0;
@@ -226,71 +271,29 @@ static int decode(const char *elf, struct run *r, const struct spoor_params *p,
 	if (!img || spoor_image_add_elf(img, elf, 0, &diag) ||
 	    spoor_image_add_raw(img, "rom", SPOOR_ISS_ROM_BASE, rom, sizeof(rom)))
 		goto out;
+	spoor_trace_config_init(&cfg);
+	cfg.params = *p;
 	cfg.image = img;
+	cfg.compat = v->compat;
+	spoor_encap_config_init(&cfg.deframe.encap, SPOOR_ENCAP_SIEMENS);
+	cfg.deframe.start_synced = false;
 	/* A decoder joining mid-stream has missed the support packet that
 	 * tells the options: it is configured with them, as from a board file. */
 	cfg.options = spoor_vtrace_feature_options(v->features);
 	/* Implicit exception: the decoder knows the trap vectors (as set last). */
 	spoor_iss_read_csr(r->iss, 0x305, &cfg.mtvec);
 	spoor_iss_read_csr(r->iss, 0x105, &cfg.stvec);
-	dec = spoor_decoder_new(&cfg);
-	spoor_encap_config_init(&dcfg.encap, SPOOR_ENCAP_SIEMENS);
-	df = spoor_deframe_new(&dcfg);
-	if (!dec || !df)
+	d.tr = spoor_trace_new(&cfg, &ops, &d);
+	if (!d.tr)
 		goto out;
 	/* VIRT_JOIN: a probe that connects a quarter of the way through. */
 	if (getenv("VIRT_JOIN"))
 		skip = r->pib.n / 4;
-	spoor_deframe_feed(df, r->pib.b + skip, r->pib.n - skip, skip);
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass) {
-			spoor_deframe_finish(df);
-			spoor_decoder_flush(dec, true);
-		}
-		for (;;) {
-			struct spoor_te_inst pkt;
-			int k = spoor_deframe_next(df, &it, sizeof(it));
-
-			if (k <= 0)
-				break;
-			if (k != SPOOR_DF_FRAME)
-				continue;
-			if (spoor_te_inst_decode_layout(p, spoor_decoder_layout(dec),
-							it.frame.payload, it.frame.payload_len,
-							&pkt) < 0) {
-				(*gaps)++;
-				continue;
-			}
-			if (pkt.v[SPOOR_TE_F_FORMAT] == SPOOR_TE_FORMAT_SYNC &&
-			    pkt.v[SPOOR_TE_F_SUBFORMAT] == SPOOR_TE_SYNC_SUPPORT &&
-			    pkt.v[SPOOR_TE_F_QUAL_STATUS] == SPOOR_TE_QUAL_ENDED_NTR)
-				r->ended_ntr++;
-			spoor_decoder_put(dec, &pkt, it.frame.offset);
-			while (spoor_decoder_next(dec, &di, sizeof(di)) > 0) {
-				if (di.kind == SPOOR_DEC_EVENT) {
-					/* Joined mid-stream, what precedes the first
-					 * synchronisation is lost, and said so. */
-					if (di.event.kind == SPOOR_EV_GAP && skip && !out->n)
-						continue;
-					if (di.event.kind == SPOOR_EV_GAP && !(*gaps)++)
-						fprintf(stderr, "gap: %s at 0x%llx, packet at "
-							"offset %llu\n",
-							spoor_errstr(di.event.reason),
-							(unsigned long long)di.event.address,
-							(unsigned long long)di.offset);
-					continue;
-				}
-				push_block(dec, &di.block, out);
-			}
-		}
-		while (spoor_decoder_next(dec, &di, sizeof(di)) > 0)
-			if (di.kind == SPOOR_DEC_BLOCK)
-				push_block(dec, &di.block, out);
-	}
-	ret = 0;
+	d.joined = skip > 0;
+	if (!spoor_trace_feed(d.tr, r->pib.b + skip, r->pib.n - skip) && !spoor_trace_finish(d.tr))
+		ret = 0;
 out:
-	spoor_deframe_free(df);
-	spoor_decoder_free(dec);
+	spoor_trace_free(d.tr);
 	spoor_image_free(img);
 	return ret;
 }
