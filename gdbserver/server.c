@@ -1070,11 +1070,13 @@ static int up_packet(struct session *ss, const struct spoor_rsp_item *it)
 
 /* ---- sessions -------------------------------------------------------------- */
 
-/* Prints a malformed-input report from @c. */
+/* Prints a malformed-input report from @c (the first ten of a connection). */
 static void report_error(const struct gs_conn *c, const struct spoor_rsp_item *it)
 {
-	fprintf(stderr, "spoor gdbserver: from %s, stream offset %" PRIu64 ": %s\n", c->name,
-		it->offset, spoor_errstr(it->reason));
+	if (c->errors <= 10)
+		fprintf(stderr, "spoor gdbserver: from %s, stream offset %" PRIu64 ": %s%s\n",
+			c->name, it->offset, spoor_errstr(it->reason),
+			c->errors == 10 ? " (further ones on this connection not shown)" : "");
 }
 
 /* Connects to OpenOCD for a session; returns 0 or -1 with @err set. */

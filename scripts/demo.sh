@@ -2,7 +2,8 @@
 # Installs what spoor needs, builds it, and runs its main job on the bundled
 # default: a test program (recursion.elf) runs on the virtual board with
 # tracing on, its trace port is captured, and spoor decodes the capture back
-# into every instruction the hart retired.
+# into every instruction the hart retired, then serves it to gdb-multiarch
+# as its execution history (record btrace: reverse stepping, no hardware).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -25,3 +26,21 @@ echo "== spoor decode: the instructions the hart retired (first 20 of build/demo
 ./build/host/spoor decode --board "$board" --elf "$prog" --unsynced --format text --stats \
 	build/demo.trace >build/demo.txt
 head -n 20 build/demo.txt
+
+echo
+echo "== spoor gdbserver + gdb-multiarch: the capture as GDB's execution history (no hardware)"
+./build/host/spoor gdbserver --replay build/demo.trace --elf "$prog" --board "$board" --unsynced \
+	--once --port 0 >build/demo.gdbserver 2>&1 &
+gs=$!
+port=""
+for _ in $(seq 100); do
+	port=$(sed -n 's/^gdb: 127\.0\.0\.1:\([0-9]*\)$/\1/p' build/demo.gdbserver)
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+[ -n "$port" ] || { cat build/demo.gdbserver; exit 1; }
+timeout 60 gdb-multiarch -nx -batch -ex "set osabi none" -ex "file $prog" \
+	-ex "target extended-remote 127.0.0.1:$port" -ex "info record" \
+	-ex "record instruction-history" -ex "reverse-stepi 20" -ex "monitor trace status" \
+	-ex "detach" 2>&1
+wait "$gs"

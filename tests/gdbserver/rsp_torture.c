@@ -106,7 +106,10 @@ static int recv_pkt(int fd, char *out, size_t room, int ms, char *acks, size_t a
 				acks[na] = '\0';
 			}
 			if (k == SPOOR_RSP_PACKET && ret < 0) {
-				snprintf(out, room, "%s", (const char *)it.data);
+				size_t m = it.len < room ? it.len : room - 1;
+
+				memcpy(out, it.data, m);	/* binary bodies too */
+				out[m] = '\0';
 				ret = (int)it.len;
 			}
 		}
@@ -289,6 +292,36 @@ static int accept_ms(int lfd, int ms)
 	return poll(&p, 1, ms) > 0 ? accept(lfd, NULL, NULL) : -1;
 }
 
+/* A new GDB connection through the proxy: qC reaches "OpenOCD" (@lfd) and its answer comes back. */
+static bool healthy_proxy(unsigned port, int lfd)
+{
+	char reply[256];
+	int fd = dial(port), ofd, n;
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	put(fd, "+", 1);
+	send_pkt(fd, "qC");
+	ofd = accept_ms(lfd, 3000);
+	for (int i = 0; ofd >= 0 && i < 3; i++) {
+		n = recv_pkt(ofd, reply, sizeof(reply), 3000, NULL, 0);
+		if (n < 0)
+			break;
+		if (!strcmp(reply, "qC")) {
+			send_pkt(ofd, "QC1");
+			n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
+			ok = n == 3 && !strcmp(reply, "QC1");
+			break;
+		}
+		send_pkt(ofd, "E01");	/* the server's own questions */
+	}
+	if (ofd >= 0)
+		close(ofd);
+	close(fd);
+	return ok;
+}
+
 static void torture_proxy(const char *spoor, const char *elf, const char *board)
 {
 	char upstream[64], reply[4096];
@@ -334,6 +367,52 @@ static void torture_proxy(const char *spoor, const char *elf, const char *board)
 	n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
 	CHECK(n == 3 && !strcmp(reply, "QC1"), "reply passed back");
 	put(fd, "+", 1);
+	/* Binary data goes through intact. */
+	{
+		static const uint8_t body[] = "X80000000,6:#}$*\x00\xff";
+		uint8_t framed[64];
+		int m = spoor_rsp_frame('$', body, sizeof(body) - 1, framed, sizeof(framed));
+
+		put(fd, framed, (size_t)m);
+		n = recv_pkt(ofd, reply, sizeof(reply), 3000, NULL, 0);
+		CHECK(n == (int)sizeof(body) - 1 && !memcmp(reply, body, sizeof(body) - 1),
+		      "binary X packet forwarded intact");
+		send_pkt(ofd, "OK");
+		n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
+		CHECK(n == 2, "X reply");
+		put(fd, "+", 1);
+	}
+	/* A monitor command's console output, in several packets, then OK. */
+	send_pkt(fd, "qRcmd,7265736574");	/* "reset": OpenOCD's */
+	n = recv_pkt(ofd, reply, sizeof(reply), 3000, NULL, 0);
+	CHECK(n > 0 && !strcmp(reply, "qRcmd,7265736574"), "other monitor commands forwarded");
+	send_pkt(ofd, "O6f6e650a");
+	send_pkt(ofd, "O74776f0a");
+	send_pkt(ofd, "OK");
+	n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
+	CHECK(n > 0 && !strcmp(reply, "O6f6e650a"), "console output 1");
+	n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
+	CHECK(n > 0 && !strcmp(reply, "O74776f0a"), "console output 2");
+	n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
+	CHECK(n == 2 && !strcmp(reply, "OK"), "monitor command's end");
+	/* Continue, Ctrl-C, an empty keep-alive, the stop reply. */
+	send_pkt(fd, "vCont;c");
+	n = recv_pkt(ofd, reply, sizeof(reply), 3000, NULL, 0);
+	CHECK(n > 0 && !strcmp(reply, "vCont;c"), "vCont forwarded");
+	put(fd, "\x03", 1);
+	{
+		struct pollfd pf = { .fd = ofd, .events = POLLIN };
+		char c = 0;
+
+		CHECK(poll(&pf, 1, 3000) > 0 && recv(ofd, &c, 1, 0) == 1 && c == 3,
+		      "Ctrl-C forwarded");
+	}
+	send_pkt(ofd, "");
+	send_pkt(ofd, "T02");
+	n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
+	CHECK(n == 0, "empty packet passed through");
+	n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
+	CHECK(n == 3 && !strcmp(reply, "T02"), "stop reply after the interrupt");
 	/* Now OpenOCD dies while GDB waits for an answer. */
 	send_pkt(fd, "g");
 	recv_pkt(ofd, reply, sizeof(reply), 3000, NULL, 0);
@@ -366,6 +445,70 @@ static void torture_proxy(const char *spoor, const char *elf, const char *board)
 	CHECK(stop(pid) == 0, "proxy server exits cleanly on SIGTERM");
 }
 
+/* A trace port that sends noise and closes: reported, never fatal. */
+static void torture_trace_port(const char *spoor, const char *elf, const char *board)
+{
+	char upstream[64], tport[64], reply[4096], text[4096] = "";
+	unsigned up_port, t_port, port;
+	int lfd = listen_any(&up_port), tfd = listen_any(&t_port), fd, ofd, cfd, n;
+	uint8_t noise[4096];
+	pid_t pid;
+
+	if (lfd < 0 || tfd < 0) {
+		CHECK(0, "fake OpenOCD and trace port listen");
+		return;
+	}
+	snprintf(upstream, sizeof(upstream), "127.0.0.1:%u", up_port);
+	snprintf(tport, sizeof(tport), "127.0.0.1:%u", t_port);
+	{
+		char *const argv[] = { (char *)spoor, "gdbserver", "--openocd", upstream,
+				       "--trace-port", tport, "--elf", (char *)elf, "--board",
+				       (char *)board, "--port", "0", NULL };
+
+		pid = start(argv, &port);
+	}
+	CHECK(pid > 0 && port, "server with a trace port started");
+	if (pid <= 0 || !port)
+		return;
+	cfd = accept_ms(tfd, 3000);
+	CHECK(cfd >= 0, "the server connects to the trace port");
+	srand(11);
+	for (size_t i = 0; i < sizeof(noise); i++)
+		noise[i] = (uint8_t)rand();
+	put(cfd, noise, sizeof(noise));
+	close(cfd);
+	usleep(200000);
+	fd = dial(port);
+	put(fd, "+", 1);
+	send_pkt(fd, "qRcmd,747261636520737461747573");	/* "trace status" */
+	ofd = accept_ms(lfd, 3000);
+	/* The server asks whether tracing is on: "OpenOCD" cannot tell. */
+	n = recv_pkt(ofd, reply, sizeof(reply), 3000, NULL, 0);
+	CHECK(n > 0 && reply[0] == 'm', "the server reads the trace control register");
+	send_pkt(ofd, "E01");
+	for (int i = 0; i < 20; i++) {
+		n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
+		if (n < 0 || !strcmp(reply, "OK"))
+			break;
+		if (reply[0] == 'O') {
+			size_t k = strlen(text);
+			int m = spoor_rsp_unhex(reply + 1, (size_t)n - 1, (uint8_t *)text + k,
+						sizeof(text) - k - 1);
+
+			if (m > 0)
+				text[k + (size_t)m] = '\0';
+		}
+	}
+	CHECK(strstr(text, "(closed)") && strstr(text, "bytes: 4096"),
+	      "status shows the trace port closed after its 4096 bytes");
+	close(ofd);
+	close(fd);
+	CHECK(healthy_proxy(port, lfd), "the server still serves");
+	close(lfd);
+	close(tfd);
+	CHECK(stop(pid) == 0, "server exits cleanly on SIGTERM");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
@@ -375,6 +518,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	torture_replay(argv[1], argv[2], argv[3], argv[4]);
 	torture_proxy(argv[1], argv[2], argv[3]);
+	torture_trace_port(argv[1], argv[2], argv[3]);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
