@@ -137,18 +137,23 @@ static void hex_le(uint64_t v, unsigned bytes, char *out)
 }
 
 /* The source (hart) whose history thread @tid shows. */
-static uint32_t source_of(const struct session *ss, int64_t tid)
+static uint32_t source_of(struct session *ss, int64_t tid)
 {
-	const struct server *srv = ss->srv;
+	struct server *srv = ss->srv;
 	struct spoor_history_info info;
 
 	if (tid <= 0)
 		tid = ss->gthread;
 	if (tid > 0 && srv->replay)
 		return (uint32_t)(tid - 1);
-	if (tid > 0 && !spoor_history_info(srv->st.hist, (uint32_t)(tid - 1), &info,
-					   sizeof(info)) && info.next)
-		return (uint32_t)(tid - 1);
+	if (tid > 0) {
+		/* A hart the trace has seen; the reader thread may be adding to it. */
+		pthread_mutex_lock(&srv->st.lock);
+		spoor_history_info(srv->st.hist, (uint32_t)(tid - 1), &info, sizeof(info));
+		pthread_mutex_unlock(&srv->st.lock);
+		if (info.next)
+			return (uint32_t)(tid - 1);
+	}
 	return srv->cfg->default_source;
 }
 
@@ -1091,6 +1096,11 @@ static int connect_up(struct session *ss, char *err, size_t size)
 		return -1;
 	}
 	ss->up.log = ss->srv->cfg->verbose;
+	{
+		struct timeval tv = { .tv_sec = 10 };
+
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	}
 	/* OpenOCD serves once it has the client's first acknowledgement. */
 	if (gs_conn_send_raw(&ss->up, "+", 1, false)) {
 		snprintf(err, size, "OpenOCD at %s closed the connection", ss->srv->openocd_addr);

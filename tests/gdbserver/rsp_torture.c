@@ -445,30 +445,70 @@ static void torture_proxy(const char *spoor, const char *elf, const char *board)
 	CHECK(stop(pid) == 0, "proxy server exits cleanly on SIGTERM");
 }
 
-/* A trace port that sends noise and closes: reported, never fatal. */
-static void torture_trace_port(const char *spoor, const char *elf, const char *board)
+/* Collects the console output (O packets) GDB gets until the final OK into @text. */
+static void console_text(int fd, char *text, size_t size)
 {
-	char upstream[64], tport[64], reply[4096], text[4096] = "";
-	unsigned up_port, t_port, port;
-	int lfd = listen_any(&up_port), tfd = listen_any(&t_port), fd, ofd, cfd, n;
-	uint8_t noise[4096];
+	char reply[4096];
+	int n;
+
+	text[0] = '\0';
+	for (int i = 0; i < 20; i++) {
+		size_t k = strlen(text);
+		int m;
+
+		n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
+		if (n < 0 || !strcmp(reply, "OK"))
+			return;
+		if (reply[0] != 'O')
+			continue;
+		m = spoor_rsp_unhex(reply + 1, (size_t)n - 1, (uint8_t *)text + k, size - k - 1);
+		if (m > 0)
+			text[k + (size_t)m] = '\0';
+	}
+}
+
+/*
+ * Starts spoor gdbserver in front of a fake OpenOCD and a fake trace port,
+ * both listening here (*@lfd, *@tfd), with --stop-timeout @timeout.
+ * Returns its pid (its port in *@port), or -1 after a failed check.
+ */
+static pid_t start_with_fakes(const char *spoor, const char *elf, const char *board,
+			      const char *timeout, unsigned *port, int *lfd, int *tfd)
+{
+	char upstream[64], tport[64];
+	unsigned up_port, t_port;
 	pid_t pid;
 
-	if (lfd < 0 || tfd < 0) {
+	*lfd = listen_any(&up_port);
+	*tfd = listen_any(&t_port);
+	if (*lfd < 0 || *tfd < 0) {
 		CHECK(0, "fake OpenOCD and trace port listen");
-		return;
+		return -1;
 	}
 	snprintf(upstream, sizeof(upstream), "127.0.0.1:%u", up_port);
 	snprintf(tport, sizeof(tport), "127.0.0.1:%u", t_port);
 	{
 		char *const argv[] = { (char *)spoor, "gdbserver", "--openocd", upstream,
 				       "--trace-port", tport, "--elf", (char *)elf, "--board",
-				       (char *)board, "--port", "0", NULL };
+				       (char *)board, "--stop-timeout", (char *)timeout, "--port",
+				       "0", NULL };
 
-		pid = start(argv, &port);
+		pid = start(argv, port);
 	}
-	CHECK(pid > 0 && port, "server with a trace port started");
-	if (pid <= 0 || !port)
+	CHECK(pid > 0 && *port, "server with a fake OpenOCD and trace port started");
+	return pid > 0 && *port ? pid : -1;
+}
+
+/* A trace port that sends noise and closes: reported, never fatal. */
+static void torture_trace_port(const char *spoor, const char *elf, const char *board)
+{
+	char reply[4096], text[4096] = "";
+	uint8_t noise[4096];
+	unsigned port;
+	int lfd, tfd, fd, ofd, cfd, n;
+	pid_t pid = start_with_fakes(spoor, elf, board, "1000", &port, &lfd, &tfd);
+
+	if (pid < 0)
 		return;
 	cfd = accept_ms(tfd, 3000);
 	CHECK(cfd >= 0, "the server connects to the trace port");
@@ -486,24 +526,65 @@ static void torture_trace_port(const char *spoor, const char *elf, const char *b
 	n = recv_pkt(ofd, reply, sizeof(reply), 3000, NULL, 0);
 	CHECK(n > 0 && reply[0] == 'm', "the server reads the trace control register");
 	send_pkt(ofd, "E01");
-	for (int i = 0; i < 20; i++) {
-		n = recv_pkt(fd, reply, sizeof(reply), 3000, NULL, 0);
-		if (n < 0 || !strcmp(reply, "OK"))
-			break;
-		if (reply[0] == 'O') {
-			size_t k = strlen(text);
-			int m = spoor_rsp_unhex(reply + 1, (size_t)n - 1, (uint8_t *)text + k,
-						sizeof(text) - k - 1);
-
-			if (m > 0)
-				text[k + (size_t)m] = '\0';
-		}
-	}
+	console_text(fd, text, sizeof(text));
 	CHECK(strstr(text, "(closed)") && strstr(text, "bytes: 4096"),
 	      "status shows the trace port closed after its 4096 bytes");
 	close(ofd);
 	close(fd);
 	CHECK(healthy_proxy(port, lfd), "the server still serves");
+	close(lfd);
+	close(tfd);
+	CHECK(stop(pid) == 0, "server exits cleanly on SIGTERM");
+}
+
+/* Milliseconds on the monotonic clock. */
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Tracing on, but the trace port never reports the halt: the stop reply
+ * waits --stop-timeout, then goes to GDB with a gap in the history.
+ */
+static void torture_stop_timeout(const char *spoor, const char *elf, const char *board)
+{
+	char reply[4096], text[4096] = "";
+	unsigned port;
+	int lfd, tfd, fd, ofd, cfd, n;
+	long t0, dt;
+	pid_t pid = start_with_fakes(spoor, elf, board, "300", &port, &lfd, &tfd);
+
+	if (pid < 0)
+		return;
+	cfd = accept_ms(tfd, 3000);
+	fd = dial(port);
+	put(fd, "+", 1);
+	send_pkt(fd, "vCont;c");
+	ofd = accept_ms(lfd, 3000);
+	/* trTeControl: active, enabled, instruction tracing. */
+	n = recv_pkt(ofd, reply, sizeof(reply), 3000, NULL, 0);
+	CHECK(n > 0 && reply[0] == 'm', "the server reads trTeControl");
+	send_pkt(ofd, "07004000");
+	n = recv_pkt(ofd, reply, sizeof(reply), 3000, NULL, 0);
+	CHECK(n > 0 && !strcmp(reply, "vCont;c"), "vCont forwarded");
+	t0 = now_ms();
+	send_pkt(ofd, "T05");
+	n = recv_pkt(fd, reply, sizeof(reply), 5000, NULL, 0);
+	dt = now_ms() - t0;
+	CHECK(n == 3 && !strcmp(reply, "T05"), "the stop reply comes");
+	CHECK(dt >= 250 && dt < 3000, "after the stop timeout, not later");
+	put(fd, "+", 1);
+	send_pkt(fd, "qRcmd,747261636520737461747573");	/* "trace status" */
+	console_text(fd, text, sizeof(text));
+	CHECK(strstr(text, "gaps: 1\n") != NULL, "the lost end of trace is a gap");
+	close(ofd);
+	close(fd);
+	if (cfd >= 0)
+		close(cfd);
 	close(lfd);
 	close(tfd);
 	CHECK(stop(pid) == 0, "server exits cleanly on SIGTERM");
@@ -519,6 +600,7 @@ int main(int argc, char **argv)
 	torture_replay(argv[1], argv[2], argv[3], argv[4]);
 	torture_proxy(argv[1], argv[2], argv[3]);
 	torture_trace_port(argv[1], argv[2], argv[3]);
+	torture_stop_timeout(argv[1], argv[2], argv[3]);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -32,10 +32,10 @@ start_spoor_virt "$spoor" "$board" "$elf" --halt-on-start
 start_openocd "$openocd" "$cfg"
 if [ "$source" = tcp ]; then
 	start_gdbserver "$spoor" --openocd "127.0.0.1:$GDB_PORT" --trace-port "127.0.0.1:$TRACE_PORT" \
-		--board "$board" --elf "$elf" --once
+		--board "$board" --elf "$elf" --once --verbose
 else
 	start_gdbserver "$spoor" --openocd "127.0.0.1:$GDB_PORT" --ram-sink --board "$board" \
-		--elf "$elf" --once
+		--elf "$elf" --once --verbose
 fi
 timeout "$DEBUG_TIMEOUT" "$gdb" -nx -batch -x "$here/history.py" \
 	-ex "set pagination off" -ex "set confirm off" -ex "set osabi none" \
@@ -49,6 +49,7 @@ timeout "$DEBUG_TIMEOUT" "$gdb" -nx -batch -x "$here/history.py" \
 	-ex "reverse-stepi" -ex 'printf "RS2 pc=%#lx\n", $pc' \
 	-ex "break *$m" -ex "reverse-continue" -ex 'printf "RC pc=%#lx\n", $pc' \
 	-ex "info record" \
+	-ex "record goto begin" -ex 'printf "BEGIN pc=%#lx\n", $pc' \
 	-ex "record goto end" -ex 'printf "END pc=%#lx\n", $pc' \
 	-ex "delete" -ex "break *$c" -ex "continue" \
 	-ex "dump-history $t/got_ac" \
@@ -65,7 +66,11 @@ field() { sed -n "s/^$1 pc=0x\([0-9a-f]*\).*/\1/p" "$t/gdb.log" | head -n 1; }
 grep -q "Replay in progress.  At instruction $last_mix\." "$t/gdb.log" ||
 	die "reverse-continue did not stop at the last visit of mix (instruction $last_mix, $back back)" \
 		"$t/gdb.log"
+[ "$(field BEGIN)" = "${a#0x}" ] || die "record goto begin: pc $(field BEGIN), want $a" "$t/gdb.log"
 [ "$(field END)" = "${b#0x}" ] || die "record goto end: pc $(field END), want $b" "$t/gdb.log"
+# The new history came as deltas, stitched on; none was refused.
+grep -q 'from GDB \$qXfer:btrace:read:delta' "$GS_LOG" || die "GDB read no delta" "$GS_LOG"
+! grep -q 'no delta' "$GS_LOG" || die "a delta read was refused" "$GS_LOG"
 same_pcs "$t/got_ac" "$t/want_ac" "stage_a to stage_c (stitched)"
 echo "PASS: $source source, $(wc -l <"$t/want_ab") + $(( $(wc -l <"$t/want_ac") - $(wc -l <"$t/want_ab") )) instructions"
 [ "$source" = tcp ] || exit 0
