@@ -295,9 +295,31 @@ static void test_sources(void)
 	free(ref);
 }
 
+/* A board description gives the pipeline its parameters, encapsulation and options. */
+static void test_board(void)
+{
+	struct spoor_trace_config cfg;
+	struct spoor_board b;
+	struct spoor_diag d;
+
+	spoor_board_init(&b);
+	CHECK_EQ(spoor_board_load(&b, SPOOR_SOURCE_DIR "/boards/virt-rv64.ini", &d), 0);
+	spoor_trace_config_init(&cfg);
+	CHECK(cfg.deframe.start_synced);
+	CHECK_EQ(cfg.only_source, (uint64_t)-1);
+	spoor_trace_config_board(&cfg, &b);
+	CHECK_EQ(cfg.params.iaddress_width_p, 64);
+	CHECK_EQ(cfg.params.cache_size_p, b.params.cache_size_p);
+	CHECK_EQ(cfg.deframe.encap.kind, SPOOR_ENCAP_SIEMENS);
+	CHECK(!cfg.deframe.start_synced);
+	CHECK_EQ(cfg.options, b.features);
+	CHECK(cfg.options & SPOOR_OPT_JUMP_TARGET_CACHE);
+}
+
 int main(void)
 {
 	test_args();
+	test_board();
 	test_reference();
 	test_sources();
 	return check_done();
