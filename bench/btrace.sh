@@ -3,11 +3,11 @@
 # Benchmark: serving qXfer:btrace:read:all for a history of about a million
 # instructions.  The bench test program runs on the virtual board with its
 # trace captured; spoor gdbserver replays the capture keeping the last
-# BLOCKS blocks (default 200000: about 1.2 M instructions of this program);
-# bench_btrace reads the whole document as GDB does.
+# BLOCKS blocks (default 230000: a little over a million instructions of
+# this program); bench_btrace reads the whole document as GDB does.
 # usage: bench/btrace.sh [BUILD_DIR [BLOCKS]]
 set -eu
-build=${1:-build} blocks=${2:-200000}
+build=${1:-build} blocks=${2:-230000}
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'kill $gs 2>/dev/null; rm -rf "$tmp"' EXIT
