@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <unistd.h>
 
@@ -68,6 +69,7 @@ struct server {
 	bool replay;
 	pid_t openocd_pid;
 	char openocd_addr[64];
+	char openocd_log[256];		/* its output, while it runs */
 	bool recording_hw;		/* spoor turned tracing on through OpenOCD */
 };
 
@@ -1199,17 +1201,28 @@ out:
 
 /* ---- OpenOCD started here --------------------------------------------------- */
 
+/* Milliseconds on the monotonic clock. */
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
  * Starts OpenOCD with the configuration file, its GDB port on any free
- * loopback port (read back from its log), telnet and Tcl off.  Returns 0
- * or -1 after a message.
+ * loopback port, telnet and Tcl off; its output goes to a log file in
+ * which the port it took is found.  Returns 0 or -1 after a message (with
+ * OpenOCD's output).
  */
 static int start_openocd(struct server *srv)
 {
 	const struct spoor_gdbserver_config *cfg = srv->cfg;
 	const char *argv[64];
-	int pipefd[2], n = 0;
 	char line[512];
+	int n = 0, logfd;
+	int64_t deadline;
 	FILE *log;
 
 	argv[n++] = cfg->openocd_bin ? cfg->openocd_bin : "openocd";
@@ -1222,51 +1235,65 @@ static int start_openocd(struct server *srv)
 	argv[n++] = "-c";
 	argv[n++] = "bindto 127.0.0.1; gdb_port 0; telnet_port disabled; tcl_port disabled";
 	argv[n] = NULL;
-	if (pipe(pipefd))
+	snprintf(srv->openocd_log, sizeof(srv->openocd_log), "%s/spoor-openocd-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	logfd = mkstemp(srv->openocd_log);
+	if (logfd < 0) {
+		fprintf(stderr, "spoor gdbserver: cannot create OpenOCD's log %s: %s\n",
+			srv->openocd_log, strerror(errno));
+		srv->openocd_log[0] = '\0';
 		return -1;
+	}
 	srv->openocd_pid = fork();
 	if (srv->openocd_pid < 0) {
 		fprintf(stderr, "spoor gdbserver: cannot start OpenOCD: %s\n", strerror(errno));
+		close(logfd);
 		return -1;
 	}
 	if (!srv->openocd_pid) {
-		dup2(pipefd[1], STDERR_FILENO);
-		dup2(pipefd[1], STDOUT_FILENO);
-		close(pipefd[0]);
-		close(pipefd[1]);
+		/* Only async-signal-safe calls between fork and exec. */
+		dup2(logfd, STDOUT_FILENO);
+		dup2(logfd, STDERR_FILENO);
 		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	close(pipefd[1]);
-	log = fdopen(pipefd[0], "r");
-	while (log && fgets(line, sizeof(line), log)) {
-		const char *p = strstr(line, "Listening on port ");
+	close(logfd);
+	log = fopen(srv->openocd_log, "r");
+	deadline = mono_ms() + 15000;
+	while (log && mono_ms() < deadline) {
 		unsigned port;
+
+		if (!fgets(line, sizeof(line), log)) {
+			if (waitpid(srv->openocd_pid, NULL, WNOHANG) == srv->openocd_pid) {
+				srv->openocd_pid = 0;	/* it ended */
+				break;
+			}
+			clearerr(log);
+			usleep(20000);
+			continue;
+		}
+		const char *p = strstr(line, "Listening on port ");
 
 		if (p && strstr(p, "for gdb connections") &&
 		    sscanf(p, "Listening on port %u", &port) == 1) {
 			snprintf(srv->openocd_addr, sizeof(srv->openocd_addr), "127.0.0.1:%u",
 				 port);
-			/* Its later messages are not ours to read; let it write freely. */
-			if (!fork()) {
-				while (fgets(line, sizeof(line), log))
-					;
-				_exit(0);
-			}
 			fclose(log);
 			return 0;
 		}
-		fprintf(stderr, "openocd: %s", line);
 	}
-	if (log)
-		fclose(log);
-	fprintf(stderr, "spoor gdbserver: OpenOCD (%s) did not open its GDB port\n",
+	fprintf(stderr, "spoor gdbserver: OpenOCD (%s) did not open its GDB port; its output:\n",
 		cfg->openocd_cfg);
+	if (log) {
+		rewind(log);
+		while (fgets(line, sizeof(line), log))
+			fprintf(stderr, "openocd: %s", line);
+		fclose(log);
+	}
 	return -1;
 }
 
-/* Stops the OpenOCD started here, if any. */
+/* Stops the OpenOCD started here, if any, and removes its log. */
 static void stop_openocd(struct server *srv)
 {
 	if (srv->openocd_pid > 0) {
@@ -1274,6 +1301,9 @@ static void stop_openocd(struct server *srv)
 		waitpid(srv->openocd_pid, NULL, 0);
 		srv->openocd_pid = 0;
 	}
+	if (srv->openocd_log[0])
+		unlink(srv->openocd_log);
+	srv->openocd_log[0] = '\0';
 }
 
 /* ---- the server ------------------------------------------------------------ */
