@@ -2,10 +2,33 @@
 # SPDX-License-Identifier: MIT
 # Runs rsp_torture against spoor gdbserver on a capture of ELF made here.
 # usage: test_torture.sh SPOOR RSP_TORTURE BOARD ELF
-set -eu
+set -u
 spoor=$1 torture=$2 board=$3 elf=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 timeout 60 "$spoor" virt --board "$board" --trace-on-start --capture "$tmp/cap.bin" --exit "$elf" \
 	>/dev/null 2>&1 || { echo "FAIL: spoor virt"; exit 1; }
-timeout 120 "$torture" "$spoor" "$elf" "$board" "$tmp/cap.bin"
+timeout 120 "$torture" "$spoor" "$elf" "$board" "$tmp/cap.bin" || exit 1
+
+# Bad use: one clear line, exit status 2 (usage) or 1 (what was asked failed).
+fail=0
+expect() {
+	want=$1 pattern=$2
+	shift 2
+	"$spoor" gdbserver "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	if [ "$rc" -ne "$want" ] || ! grep -q -- "$pattern" "$tmp/err"; then
+		echo "FAIL: spoor gdbserver $*: exit $rc, wanted $want and '$pattern':"
+		cat "$tmp/err"
+		fail=1
+	fi
+}
+expect 2 "no program" --replay "$tmp/cap.bin"
+expect 2 "no OpenOCD" --replay "$tmp/cap.bin" --openocd 127.0.0.1:1 --elf "$elf"
+expect 2 "ADDRESS,SIZE" --ram-sink=0x80000000 --elf "$elf"
+expect 2 "from 0 to 65535" --port 70000 --elf "$elf"
+expect 1 "nonexistent.cap" --replay /nonexistent.cap --elf "$elf"
+expect 1 "did not open its GDB port" --openocd-cfg /nonexistent.cfg --elf "$elf" --board "$board"
+expect 1 "trace port" --trace-port 127.0.0.1:1 --elf "$elf" --board "$board"
+[ "$fail" -eq 0 ] && echo "PASS: bad use"
+exit "$fail"
