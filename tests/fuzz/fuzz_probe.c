@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: what a host reads from a probe — the bulk stream's
+ * records, the control payloads and firmware images — on arbitrary bytes.
+ * Checks, beyond the sanitizers: DATA pieces lie in the chunk fed and
+ * continue the trace offsets; the items (offsets, kinds, bytes) do not
+ * depend on how the stream is chunked; decoded payloads encode back to
+ * bytes that decode to the same values.
+ */
+#include <string.h>
+
+#include "spoor/error.h"
+#include "spoor/probe.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define REQUIRE(cond) do { if (!(cond)) __builtin_trap(); } while (0)
+
+/* A digest of the stream items of @data in chunks of @chunk (0: varying). */
+static uint64_t run(const uint8_t *data, size_t size, size_t chunk)
+{
+	struct spoor_probe_stream *s = spoor_probe_stream_new();
+	struct spoor_probe_item it;
+	uint64_t h = 1469598103934665603ull, trace = 0;
+	size_t off = 0;
+	int k;
+
+	REQUIRE(s);
+	while (off < size) {
+		size_t n = chunk ? chunk : 1 + (size_t)data[off] % 23;
+
+		if (n > size - off)
+			n = size - off;
+		REQUIRE(!spoor_probe_stream_feed(s, data + off, n));
+		while ((k = spoor_probe_stream_next(s, &it, sizeof(it))) > 0) {
+			REQUIRE(k == (int)it.kind && k <= SPOOR_PROBE_ITEM_ERROR);
+			if (k == SPOOR_PROBE_ITEM_DATA) {
+				REQUIRE(it.len && it.data >= data + off && it.data + it.len <= data + off + n);
+				REQUIRE(it.offset == trace);
+				trace += it.len;
+				for (size_t i = 0; i < it.len; i++)
+					h = (h ^ it.data[i]) * 1099511628211ull;
+				/* DATA pieces split differently with the chunks: their bytes count. */
+				continue;
+			}
+			if (k == SPOOR_PROBE_ITEM_OVERFLOW)
+				trace = it.offset + it.lost;
+			if (k == SPOOR_PROBE_ITEM_END)
+				trace = 0;
+			if (k == SPOOR_PROBE_ITEM_ERROR) {
+				REQUIRE(it.reason < 0);
+				trace = it.offset;
+			}
+			h = (h ^ (uint64_t)k ^ it.stream_offset << 4 ^ it.offset << 20 ^ it.lost) *
+			    1099511628211ull;
+		}
+		REQUIRE(k == 0);
+		off += n;
+	}
+	spoor_probe_stream_free(s);
+	return h;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct spoor_probe_info info, info2;
+	struct spoor_probe_config cfg, cfg2;
+	struct spoor_probe_status st, st2;
+	struct spoor_probe_image img;
+	uint8_t buf[64];
+
+	REQUIRE(run(data, size, size ? size : 1) == run(data, size, 0));
+	if (!spoor_probe_info_decode(data, size, &info)) {
+		REQUIRE(spoor_probe_info_encode(&info, buf) == SPOOR_PROBE_INFO_SIZE);
+		REQUIRE(!spoor_probe_info_decode(buf, sizeof(buf), &info2));
+		REQUIRE(!memcmp(&info, &info2, sizeof(info)));
+	}
+	if (!spoor_probe_config_decode(data, size, &cfg)) {
+		REQUIRE(spoor_probe_config_encode(&cfg, buf) == SPOOR_PROBE_CONFIG_SIZE);
+		REQUIRE(!spoor_probe_config_decode(buf, sizeof(buf), &cfg2));
+		REQUIRE(!memcmp(&cfg, &cfg2, sizeof(cfg)));
+	}
+	if (!spoor_probe_status_decode(data, size, &st)) {
+		REQUIRE(spoor_probe_status_encode(&st, buf) == SPOOR_PROBE_STATUS_SIZE);
+		REQUIRE(!spoor_probe_status_decode(buf, sizeof(buf), &st2));
+		REQUIRE(!memcmp(&st, &st2, sizeof(st)));
+	}
+	if (!spoor_probe_image_check(data, size, SPOOR_PROBE_TARGET_SIM, &img))
+		REQUIRE(img.length == size - SPOOR_PROBE_IMAGE_HEADER);
+	return 0;
+}
