@@ -79,6 +79,8 @@ struct spoor_image {
 	struct image_sym *syms;	/* sorted by address, then rank */
 	size_t nsyms;
 	unsigned xlen;
+	int rvc;		/* an ELF file's e_flags has EF_RISCV_RVC */
+	const char *elf_name;	/* the first ELF file's name */
 };
 
 /* What one spoor_image_add_*() call adds, before it is merged. */
@@ -382,6 +384,11 @@ static int elf_open(struct elf_load *ld)
 				 (unsigned)ld->ehdr.e_machine);
 	if (gelf_getclass(ld->elf) != ELFCLASS32 && gelf_getclass(ld->elf) != ELFCLASS64)
 		return load_fail(ld, SPOOR_E_BAD_ELF, "unknown ELF class");
+	/* Instructions stay on their IALIGN boundary: 16 bits with C, else 32. */
+	if (ld->offset & ((ld->ehdr.e_flags & EF_RISCV_RVC) ? 1 : 3))
+		return load_fail(ld, SPOOR_E_BAD_ELF, "load offset %" PRId64 " is not a multiple of "
+				 "%d (the program's instruction alignment)", ld->offset,
+				 (ld->ehdr.e_flags & EF_RISCV_RVC) ? 2 : 4);
 	return 0;
 }
 
@@ -454,7 +461,9 @@ static int elf_load_segment(struct elf_load *ld, size_t i, const GElf_Phdr *ph)
 	if (ph->p_memsz > MAX_SEGMENT_SIZE)
 		return load_fail(ld, SPOOR_E_BAD_ELF, "segment %zu: %" PRIu64 " bytes is too large",
 				 i, (uint64_t)ph->p_memsz);
-	if (start + ph->p_memsz <= start)
+	if (start + ph->p_memsz <= start || (ld->offset < 0 && ph->p_vaddr < -(uint64_t)ld->offset) ||
+	    (ld->offset > 0 && start < ph->p_vaddr) ||
+	    (gelf_getclass(ld->elf) == ELFCLASS32 && start + ph->p_memsz > (UINT64_C(1) << 32)))
 		return load_fail(ld, SPOOR_E_BAD_ELF,
 				 "segment %zu: [0x%" PRIx64 ", +0x%" PRIx64
 				 ") does not fit the address space", i, start,
@@ -745,6 +754,7 @@ int spoor_image_add_elf(struct spoor_image *img, const char *path, int64_t offse
 			struct spoor_diag *diag)
 {
 	struct elf_load ld = { .path = path, .diag = diag, .offset = offset, .fd = -1 };
+	unsigned xlen;
 	int ret;
 
 	if (!diag)
@@ -761,6 +771,12 @@ int spoor_image_add_elf(struct spoor_image *img, const char *path, int64_t offse
 	ret = elf_open(&ld);
 	if (ret)
 		goto out;
+	xlen = gelf_getclass(ld.elf) == ELFCLASS64 ? 64 : 32;
+	if (img->xlen && img->xlen != xlen) {
+		ret = load_fail(&ld, SPOOR_E_MISMATCH, "an RV%u program, but the image already "
+				"holds RV%u programs", xlen, img->xlen);
+		goto out;
+	}
 	ret = elf_load(&ld);
 	if (ret)
 		goto out;
@@ -770,7 +786,11 @@ int spoor_image_add_elf(struct spoor_image *img, const char *path, int64_t offse
 	if (ret)
 		goto out;
 	if (!img->xlen)
-		img->xlen = gelf_getclass(ld.elf) == ELFCLASS64 ? 64 : 32;
+		img->xlen = xlen;
+	if (ld.ehdr.e_flags & EF_RISCV_RVC)
+		img->rvc = 1;
+	if (!img->elf_name)
+		img->elf_name = ld.add.src->name;
 	add_free(&ld.add, 1);
 out:
 	if (ret)
@@ -859,6 +879,16 @@ const uint8_t *spoor_image_ptr(const struct spoor_image *img, uint64_t addr, siz
 unsigned spoor_image_xlen(const struct spoor_image *img)
 {
 	return img ? img->xlen : 0;
+}
+
+int spoor_image_rvc(const struct spoor_image *img)
+{
+	return img ? img->rvc : 0;
+}
+
+const char *spoor_image_elf_name(const struct spoor_image *img)
+{
+	return img ? img->elf_name : NULL;
 }
 
 int spoor_image_symbol(const struct spoor_image *img, uint64_t addr, const char **name,

@@ -7,6 +7,7 @@
  * packet changed it), and each packet's blocks come out of its source's
  * decoder in batches too.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,15 +49,57 @@ void spoor_trace_config_board(struct spoor_trace_config *cfg, const struct spoor
 	cfg->deframe.encap = b->encap;
 	cfg->deframe.start_synced = false;
 	cfg->options = b->features;
+	memcpy(cfg->isa, b->isa, sizeof(cfg->isa));
+}
+
+int spoor_trace_config_check(const struct spoor_trace_config *cfg, struct spoor_diag *diag)
+{
+	const char *why, *elf;
+	unsigned xlen;
+	char *msg = diag->msg;
+	size_t size = sizeof(diag->msg);
+
+	msg[0] = '\0';
+	if (spoor_params_check(&cfg->params, &why)) {
+		snprintf(msg, size, "encoder parameters: %s", why);
+		return SPOOR_E_BAD_CONFIG;
+	}
+	if (spoor_encap_config_check(&cfg->deframe.encap)) {
+		snprintf(msg, size, "the encapsulation options do not fit %s",
+			 spoor_encap_kind_name(cfg->deframe.encap.kind));
+		return SPOOR_E_BAD_CONFIG;
+	}
+	xlen = spoor_image_xlen(cfg->image);
+	elf = spoor_image_elf_name(cfg->image);
+	if (!xlen || !elf)
+		return 0;
+	if (cfg->isa[0] && xlen != (cfg->isa[3] == '2' ? 32u : 64u)) {
+		snprintf(msg, size, "'%s' is an RV%u program (ELFCLASS%u), but the board's ISA is %s",
+			 elf, xlen, xlen, cfg->isa);
+		return SPOOR_E_MISMATCH;
+	}
+	/* The single-letter extensions are those before the first '_'. */
+	if (cfg->isa[0] && spoor_image_rvc(cfg->image) &&
+	    !memchr(cfg->isa + 4, 'c', strcspn(cfg->isa + 4, "_"))) {
+		snprintf(msg, size, "'%s' uses compressed instructions (ELF flag RVC), but the "
+			 "board's ISA %s has no C extension", elf, cfg->isa);
+		return SPOOR_E_MISMATCH;
+	}
+	if (cfg->params.iaddress_width_p > xlen) {
+		snprintf(msg, size, "'%s' is an RV%u program (ELFCLASS%u), but the encoder parameters "
+			 "say iaddress_width_p = %u", elf, xlen, xlen, cfg->params.iaddress_width_p);
+		return SPOOR_E_MISMATCH;
+	}
+	return 0;
 }
 
 struct spoor_trace *spoor_trace_new(const struct spoor_trace_config *cfg,
 				    const struct spoor_trace_ops *ops, void *ctx)
 {
 	struct spoor_trace *tr;
-	const char *why;
+	struct spoor_diag diag;
 
-	if (!cfg || spoor_params_check(&cfg->params, &why))
+	if (!cfg || spoor_trace_config_check(cfg, &diag))
 		return NULL;
 	tr = calloc(1, sizeof(*tr));
 	if (!tr)

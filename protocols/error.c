@@ -9,7 +9,7 @@ const char *spoor_errstr(int err)
 	case SPOOR_E_NOMEM:		return "out of memory";
 	case SPOOR_E_UNKNOWN_KEY:	return "unknown key";
 	case SPOOR_E_RANGE:		return "value out of range";
-	case SPOOR_E_BAD_VALUE:		return "value is not a number";
+	case SPOOR_E_BAD_VALUE:		return "not a valid value";
 	case SPOOR_E_NOSPACE:		return "output buffer too small";
 	case SPOOR_E_TOO_LONG:		return "packet too long for its encapsulation";
 	case SPOOR_E_BAD_FORMAT:	return "te_inst format not supported by the encoder parameters";
@@ -35,6 +35,10 @@ const char *spoor_errstr(int err)
 	case SPOOR_E_PROTOCOL:		return "malformed protocol message";
 	case SPOOR_E_CLOSED:		return "connection closed by the peer";
 	case SPOOR_E_TIMEOUT:		return "timed out";
+	case SPOOR_E_NOT_REGULAR:	return "not a regular file";
+	case SPOOR_E_DUPLICATE:		return "key given twice";
+	case SPOOR_E_TOO_BIG:		return "input too large";
+	case SPOOR_E_MISMATCH:		return "program does not match the board or parameters";
 	}
 	return "unknown error";
 }

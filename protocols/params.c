@@ -2,6 +2,8 @@
 /* E-Trace encoder parameters: defaults, set/get by name, consistency check. */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +166,60 @@ int spoor_params_get(const struct spoor_params *p, const char *key, long *value)
 	else
 		*value = *(const unsigned *)((const char *)p + d->offset);
 	return 0;
+}
+
+/* Edit distance of @a and @b (at most 63 characters each, else a large number). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64];
+
+	if (la > 63 || lb > 63)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+void spoor_params_describe(const char *key, char *buf, size_t size)
+{
+	const struct param_desc *d = key ? find_param(key) : NULL;
+	size_t best = SIZE_MAX, dist;
+	const char *near = NULL;
+
+	if (!buf || !size)
+		return;
+	if (d) {
+		snprintf(buf, size, d->is_int ? "a bit number from 0 to %ld, or 'none'" :
+			 "a number from %ld to %ld", d->is_int ? d->max : d->min, d->max);
+		return;
+	}
+	for (size_t i = 0; key && i < NPARAMS; i++) {
+		dist = edit_distance(key, params_table[i].name);
+		if (dist < best) {
+			best = dist;
+			near = params_table[i].name;
+		}
+	}
+	if (near && best <= 3)
+		snprintf(buf, size, "not an encoder parameter; did you mean '%s'?", near);
+	else
+		snprintf(buf, size, "not an encoder parameter (the E-Trace spec's parameter "
+			 "tables list them; boards/virt-rv64.ini uses the common ones)");
 }
 
 size_t spoor_params_count(void)

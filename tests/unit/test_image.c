@@ -313,29 +313,45 @@ static void test_offsets(void)
 	struct spoor_image *img = spoor_image_new();
 	struct spoor_diag d;
 
+	struct spoor_image *img32 = spoor_image_new();
+
 	CHECK_EQ(add_elf(img, DHRY, 0), 0);
 	CHECK_EQ(add_elf(img, DHRY, 0x10000000), 0);
-	CHECK_EQ(add_elf(img, STATE, -0x20000000), 0);
-	CHECK_EQ(spoor_image_xlen(img), 64);		/* the first ELF's */
+	/* One image holds programs of one class. */
+	CHECK_EQ(spoor_image_add_elf(img, STATE, -0x20000000, &d), SPOOR_E_MISMATCH);
+	CHECK(strstr(d.msg, "an RV32 program, but the image already holds RV64 programs") != NULL);
+	CHECK_EQ(add_elf(img32, STATE, -0x20000000), 0);
+	CHECK_EQ(spoor_image_xlen(img), 64);
+	CHECK_EQ(spoor_image_xlen(img32), 32);
+	CHECK_EQ(spoor_image_rvc(img), 1);
+	CHECK_EQ(spoor_image_rvc(img32), 0);	/* its e_flags are 0, though it has C code */
+	CHECK(!strcmp(spoor_image_elf_name(img32), STATE));
 	CHECK_EQ(word_at(img, 0x80000000), 0x41014081);
 	CHECK_EQ(word_at(img, 0x90000000), 0x41014081);
 	CHECK_EQ(word_at(img, 0x90001050), 0x0056079b);
-	CHECK_EQ(word_at(img, 0x10000), 0x000207b7);
+	CHECK_EQ(word_at(img32, 0x10000), 0x000207b7);
 	CHECK_EQ(avail_at(img, 0x90001000), 0x40c0);
 	CHECK(sym_is(img, 0x800019e8, "main", 0));
 	CHECK(sym_is(img, 0x900019ec, "main", 4));
-	CHECK(sym_is(img, 0x10080, "main", 0));
+	CHECK(sym_is(img32, 0x10080, "main", 0));
 	CHECK(no_sym(img, 0x90000500));
-	CHECK(line_is(img, 0x10080, "main.c", 20));
+	CHECK(line_is(img32, 0x10080, "main.c", 20));
 	CHECK_EQ(spoor_image_add_elf(img, DHRY, 0x10000000, &d), SPOOR_E_OVERLAP);
 	CHECK(strstr(d.msg, "[0x90000000, 0x900001c6) overlaps") != NULL);
 	CHECK_EQ(spoor_image_add_elf(img, DHRY, 0x1000, &d), SPOOR_E_OVERLAP);
-	/* Past the top of the address space. */
-	CHECK_EQ(spoor_image_add_elf(img, DHRY, -0x80000001ll, &d), SPOOR_E_BAD_ELF);
-	CHECK(strstr(d.msg, "address space") != NULL);
-	CHECK_EQ(spoor_image_add_elf(img, DHRY, INT64_MAX, &d), 0);	/* at 0x800000007fffffff */
-	CHECK(sym_is(img, 0x800019e8ull + INT64_MAX, "main", 0));
+	/* Below address 0 (wrapping round), past the top of an RV32 address space. */
+	CHECK_EQ(spoor_image_add_elf(img, DHRY, -0x80000002ll, &d), SPOOR_E_BAD_ELF);
+	CHECK(strstr(d.msg, "does not fit the address space") != NULL);
+	CHECK_EQ(spoor_image_add_elf(img32, STATE, 0xe0000000, &d), SPOOR_E_BAD_ELF);
+	CHECK(strstr(d.msg, "does not fit the address space") != NULL);
+	/* Off the instruction alignment: 2 bytes with C, 4 without. */
+	CHECK_EQ(spoor_image_add_elf(img, DHRY, -1, &d), SPOOR_E_BAD_ELF);
+	CHECK(strstr(d.msg, "load offset -1 is not a multiple of 2") != NULL);
+	CHECK_EQ(spoor_image_add_elf(img, DHRY, INT64_MAX, &d), SPOOR_E_BAD_ELF);
+	CHECK_EQ(spoor_image_add_elf(img, DHRY, INT64_MAX - 1, &d), 0);	/* 0x800000007ffffffe */
+	CHECK(sym_is(img, 0x800019e8ull + INT64_MAX - 1, "main", 0));
 	spoor_image_free(img);
+	spoor_image_free(img32);
 }
 
 /* Checks that loading @path fails with @err and a diag naming the file and containing @what. */

@@ -26,6 +26,7 @@ extern "C" {
 #endif
 
 struct spoor_board {
+	char isa[32];		/* the ISA string, "rv64imac" */
 	unsigned xlen;
 	uint64_t ram_size;
 	uint64_t trace_base;
@@ -48,10 +49,15 @@ void spoor_board_init(struct spoor_board *b);
 
 /*
  * Reads board file @path into @b (on top of what it holds).  Returns 0, or
- * SPOOR_E_IO, SPOOR_E_SYNTAX, SPOOR_E_UNKNOWN_KEY, SPOOR_E_BAD_VALUE,
- * SPOOR_E_RANGE, SPOOR_E_BAD_CONFIG with @diag naming file, line and key.
+ * an error of spoor_ini_load() (SPOOR_E_IO, SPOOR_E_NOT_REGULAR,
+ * SPOOR_E_SYNTAX, SPOOR_E_DUPLICATE ...), SPOOR_E_UNKNOWN_KEY,
+ * SPOOR_E_BAD_VALUE, SPOOR_E_RANGE, SPOOR_E_BAD_CONFIG with @diag naming
+ * file, line, key and the values the key accepts.
  */
 int spoor_board_load(struct spoor_board *b, const char *path, struct spoor_diag *diag);
+
+/* 1 if the board's ISA string has single-letter extension @ext ('c', 'm' ...), else 0. */
+int spoor_board_isa_has(const struct spoor_board *b, char ext);
 
 #ifdef __cplusplus
 }

@@ -32,8 +32,11 @@ void spoor_image_free(struct spoor_image *img);
  * spoor_image_line() for it, and only if it is unchanged (same inode, size
  * and mtime).  Either everything is added or nothing.  Returns 0, or SPOOR_E_IO,
  * SPOOR_E_BAD_ELF (not ELF, not EM_RISCV, truncated, no executable
- * segment), SPOOR_E_OVERLAP (a segment overlaps one already added),
- * SPOOR_E_NOMEM, SPOOR_E_INVAL, with @diag naming the file and the problem.
+ * segment, a segment that would leave the address space of its class or
+ * wrap around, an @offset off the instruction alignment), SPOOR_E_MISMATCH
+ * (an ELF class other than that of the files already added),
+ * SPOOR_E_OVERLAP (a segment overlaps one already added), SPOOR_E_NOMEM,
+ * SPOOR_E_INVAL, with @diag naming the file and the problem.
  */
 int spoor_image_add_elf(struct spoor_image *img, const char *path, int64_t offset,
 			struct spoor_diag *diag);
@@ -59,8 +62,14 @@ int spoor_image_add_spike_rom(struct spoor_image *img, unsigned xlen);
  */
 const uint8_t *spoor_image_ptr(const struct spoor_image *img, uint64_t addr, size_t *avail);
 
-/* XLEN (32 or 64) of the first ELF added, 0 if none. */
+/* XLEN (32 or 64) of the ELF files added (all have one class), 0 if none. */
 unsigned spoor_image_xlen(const struct spoor_image *img);
+
+/* 1 if an added ELF file uses compressed instructions (e_flags RVC), else 0. */
+int spoor_image_rvc(const struct spoor_image *img);
+
+/* The path of the first ELF file added, or NULL. */
+const char *spoor_image_elf_name(const struct spoor_image *img);
 
 /*
  * Finds the symbol containing @addr: the nearest symbol at or below it whose

@@ -56,6 +56,7 @@ struct spoor_trace_config {
 	uint32_t compat;			/* enum spoor_dec_compat */
 	uint64_t mtvec, stvec;			/* trap vectors (implicit exception) */
 	int64_t only_source;			/* -1: every source; else only this one */
+	char isa[32];				/* the hart's ISA (a board's); "" unknown */
 };
 
 /*
@@ -72,6 +73,15 @@ void spoor_trace_config_init(struct spoor_trace_config *cfg);
  */
 void spoor_trace_config_board(struct spoor_trace_config *cfg, const struct spoor_board *b);
 
+/*
+ * Checks that @cfg can decode: the parameters are consistent, the
+ * encapsulation options fit it, and the program image fits the hart — its
+ * ELF class is the board ISA's XLEN, it uses compressed instructions only if
+ * the ISA has C, and iaddress_width_p is not wider than its XLEN.  Returns 0,
+ * SPOOR_E_BAD_CONFIG or SPOOR_E_MISMATCH with @diag naming both sides.
+ */
+int spoor_trace_config_check(const struct spoor_trace_config *cfg, struct spoor_diag *diag);
+
 struct spoor_trace_stats {
 	struct spoor_deframe_stats deframe;
 	struct spoor_decoder_stats decoder;	/* summed over the sources */
@@ -85,7 +95,7 @@ struct spoor_trace_stats {
 struct spoor_trace;
 
 /*
- * Returns a new pipeline, or NULL (invalid configuration: the parameters
+ * Returns a new pipeline, or NULL (spoor_trace_config_check() fails: the parameters
  * fail spoor_params_check(), a bad encapsulation; or no memory).
  */
 struct spoor_trace *spoor_trace_new(const struct spoor_trace_config *cfg,

@@ -17,7 +17,7 @@ enum spoor_error {
 	SPOOR_E_NOMEM = -2,		/* out of memory */
 	SPOOR_E_UNKNOWN_KEY = -3,	/* unknown configuration key */
 	SPOOR_E_RANGE = -4,		/* configuration value out of range */
-	SPOOR_E_BAD_VALUE = -5,		/* configuration value is not a number */
+	SPOOR_E_BAD_VALUE = -5,		/* configuration value not valid (not a number, not a name) */
 	SPOOR_E_NOSPACE = -6,		/* output buffer too small */
 	SPOOR_E_TOO_LONG = -7,		/* packet does not fit its length field */
 	SPOOR_E_BAD_FORMAT = -8,	/* te_inst format/subformat not supported by the parameters */
@@ -43,10 +43,14 @@ enum spoor_error {
 	SPOOR_E_PROTOCOL = -28,		/* malformed protocol message */
 	SPOOR_E_CLOSED = -29,		/* the peer closed the connection */
 	SPOOR_E_TIMEOUT = -30,		/* no answer in time */
+	SPOOR_E_NOT_REGULAR = -31,	/* not a regular file (a directory, device, FIFO) */
+	SPOOR_E_DUPLICATE = -32,	/* configuration key given twice */
+	SPOOR_E_TOO_BIG = -33,		/* input larger than its format allows */
+	SPOOR_E_MISMATCH = -34,		/* program and board/parameters disagree (XLEN, ISA) */
 };
 
 /* The last (most negative) error code, for tables and tests. */
-#define SPOOR_E_LAST SPOOR_E_TIMEOUT
+#define SPOOR_E_LAST SPOOR_E_MISMATCH
 
 /* Returns a static, human-readable description of @err (any int). */
 const char *spoor_errstr(int err);

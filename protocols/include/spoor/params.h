@@ -98,6 +98,12 @@ int spoor_params_check(const struct spoor_params *p, const char **why);
 /* Number of known parameter names; name of the i-th (for listings). */
 size_t spoor_params_count(void);
 const char *spoor_params_name(size_t i);
+/*
+ * Writes what parameter @key accepts to @buf ("a number from 0 to 64"), or
+ * for an unknown key the known name closest to it ("not an encoder
+ * parameter; did you mean 'notime_p'?").  Always NUL-terminates.
+ */
+void spoor_params_describe(const char *key, char *buf, size_t size);
 /* Current value of parameter @key in *@value; 0 or SPOOR_E_UNKNOWN_KEY. */
 int spoor_params_get(const struct spoor_params *p, const char *key, long *value);
 
