@@ -56,7 +56,7 @@ struct spoor_gdbserver_config {
 /*
  * Listens, prints "gdb: HOST:PORT" on stdout, and serves GDB connections
  * one after the other until SIGINT/SIGTERM (or the first ends, with
- * @once).  Messages go to stderr.  Returns the exit status: 0, or 1 after
+ * @once).  Messages go to stderr.  Returns the exit status: 0, or 2 after
  * an error message (cannot listen, bad capture, OpenOCD did not start).
  */
 int spoor_gdbserver_run(const struct spoor_gdbserver_config *cfg);

@@ -1369,11 +1369,11 @@ int spoor_gdbserver_run(const struct spoor_gdbserver_config *cfg)
 	struct sigaction sa = { .sa_handler = on_signal };
 	char err[256];
 	unsigned port;
-	int lfd = -1, status = 1;
+	int lfd = -1, status = 2;	/* the exit status: 2 error */
 
 	if (!srv) {
 		fprintf(stderr, "spoor gdbserver: out of memory\n");
-		return 1;
+		return 2;
 	}
 	srv->cfg = cfg;
 	srv->replay = cfg->source == SPOOR_GS_SRC_FILE;

@@ -4,6 +4,22 @@
 #define SPOOR_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
+
+/*
+ * Exit statuses of every spoor command (README, "Exit status"): a script
+ * tells a clean run from one that completed with gaps or inconsistencies in
+ * the trace (counted on stderr) and from an error (bad usage, a bad or
+ * unreadable input, a failed write: nothing to rely on).
+ */
+enum cli_exit {
+	CLI_EXIT_CLEAN = 0,
+	CLI_EXIT_GAPS = 1,
+	CLI_EXIT_ERROR = 2,
+};
+
+/* The exit status paragraph of every --help. */
+extern const char cli_exit_usage[];
 
 struct spoor_cmd {
 	const char *name;
@@ -25,5 +41,12 @@ bool cli_parse_uint(const char *cmd, const char *opt, const char *s, unsigned lo
  * an error naming the choices. */
 int cli_choice(const char *cmd, const char *opt, const char *arg, const char *const *names,
 	       int n);
+
+/*
+ * Flushes @out and checks that nothing written to it failed; returns 0, or
+ * CLI_EXIT_ERROR after "spoor CMD: writing output: REASON" (@err: the errno
+ * seen when the failure happened, 0 if unknown).
+ */
+int cli_output_check(const char *cmd, FILE *out, int err);
 
 #endif

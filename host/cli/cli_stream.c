@@ -20,8 +20,9 @@
 const char cli_stream_usage[] =
 	"  --board FILE         a board descriptor (boards/*.ini): parameters and encapsulation\n"
 	"  --params FILE        encoder parameters (*.scf or INI); default: spec defaults\n"
-	"  --param KEY=VALUE    set one parameter (after --params)\n"
-	"  --encap KIND         raw | siemens | atb | etrace-encap (default raw)\n"
+	"  --param KEY=VALUE    set one parameter (over --params or --board)\n"
+	"  --encap KIND         raw | siemens | atb | etrace-encap (default: the board's,\n"
+	"                       else raw)\n"
 	"  --src-bits S         srcID/index bits per frame (siemens default 6)\n"
 	"  --ts-bytes T         timestamp bytes when a header's bit 7 is set\n"
 	"  --type-bits Y        type bits per frame (siemens default 2)\n"
@@ -86,7 +87,23 @@ void cli_stream_init(struct cli_stream *s, const char *cmd)
 	s->dcfg.start_synced = true;
 	s->only_source = -1;
 	s->src_bits = s->ts_bytes = s->type_bits = -1;
+	s->encap_kind = -1;
 	s->fd = -1;
+}
+
+const char cli_exit_usage[] =
+	"\nExit status: 0 clean; 1 completed, but with gaps or inconsistencies in the trace\n"
+	"(counted on stderr); 2 error (bad usage, unreadable or invalid input, failed write).\n";
+
+int cli_output_check(const char *cmd, FILE *out, int err)
+{
+	errno = 0;
+	if (fflush(out) == 0 && !ferror(out))
+		return 0;
+	if (!err)
+		err = errno;
+	fprintf(stderr, "spoor %s: writing output: %s\n", cmd, err ? strerror(err) : "write error");
+	return CLI_EXIT_ERROR;
 }
 
 void cli_stream_options(const struct option *own, struct option *out)
@@ -102,7 +119,7 @@ void cli_stream_options(const struct option *own, struct option *out)
 /* Applies "KEY=VALUE" to the parameters; returns false after an error message. */
 static bool set_param(struct cli_stream *s, const char *arg)
 {
-	char key[64];
+	char key[64], hint[200];
 	const char *eq = strchr(arg, '=');
 	int ret;
 
@@ -114,9 +131,51 @@ static bool set_param(struct cli_stream *s, const char *arg)
 	key[eq - arg] = '\0';
 	ret = spoor_params_set(&s->params, key, eq + 1);
 	if (ret) {
-		fprintf(stderr, "spoor %s: --param %s: %s\n", s->cmd, arg, spoor_errstr(ret));
+		spoor_params_describe(key, hint, sizeof(hint));
+		fprintf(stderr, "spoor %s: --param %s: %s; %s\n", s->cmd, arg, spoor_errstr(ret),
+			hint);
 		return false;
 	}
+	return true;
+}
+
+/* Loads the board or parameter file, then --param; returns false after an error message. */
+static bool load_params(struct cli_stream *s)
+{
+	struct spoor_diag diag;
+
+	if (s->board_path) {
+		struct spoor_board b;
+
+		spoor_board_init(&b);
+		if (spoor_board_load(&b, s->board_path, &diag)) {
+			fprintf(stderr, "spoor %s: %s\n", s->cmd, diag.msg);
+			return false;
+		}
+		s->params = b.params;
+		if (s->encap_kind < 0)
+			s->dcfg.encap = b.encap;
+		memcpy(s->isa, b.isa, sizeof(s->isa));
+	}
+	if (s->params_path && spoor_params_load(&s->params, s->params_path, &diag)) {
+		fprintf(stderr, "spoor %s: %s\n", s->cmd, diag.msg);
+		return false;
+	}
+	for (unsigned i = 0; i < s->nparams; i++)
+		if (!set_param(s, s->param_args[i]))
+			return false;
+	return true;
+}
+
+/* Remembers the file of option @opt in *@slot; returns false if it was given already. */
+static bool once(struct cli_stream *s, const char *opt, const char **slot, const char *arg)
+{
+	if (*slot) {
+		fprintf(stderr, "spoor %s: %s given twice ('%s' and '%s')\n", s->cmd, opt, *slot,
+			arg);
+		return false;
+	}
+	*slot = arg;
 	return true;
 }
 
@@ -134,37 +193,29 @@ static bool number(struct cli_stream *s, const char *opt, const char *arg, unsig
 
 int cli_stream_option(struct cli_stream *s, int c, const char *arg)
 {
-	struct spoor_diag diag;
 	enum spoor_encap_kind kind;
 	long v;
 
 	switch (c) {
-	case CLI_OPT_BOARD: {
-		struct spoor_board b;
-
-		spoor_board_init(&b);
-		if (spoor_board_load(&b, arg, &diag)) {
-			fprintf(stderr, "spoor %s: %s\n", s->cmd, diag.msg);
-			return -1;
-		}
-		s->params = b.params;
-		s->dcfg.encap = b.encap;
-		return 1;
-	}
+	case CLI_OPT_BOARD:
+		return once(s, "--board", &s->board_path, arg) ? 1 : -1;
 	case CLI_OPT_PARAMS:
-		if (spoor_params_load(&s->params, arg, &diag)) {
-			fprintf(stderr, "spoor %s: %s\n", s->cmd, diag.msg);
+		return once(s, "--params", &s->params_path, arg) ? 1 : -1;
+	case CLI_OPT_PARAM:
+		if (s->nparams == CLI_MAX_PARAMS) {
+			fprintf(stderr, "spoor %s: more than %d --param options\n", s->cmd,
+				CLI_MAX_PARAMS);
 			return -1;
 		}
+		s->param_args[s->nparams++] = arg;
 		return 1;
-	case CLI_OPT_PARAM:
-		return set_param(s, arg) ? 1 : -1;
 	case CLI_OPT_ENCAP:
 		if (spoor_encap_kind_parse(arg, &kind)) {
 			fprintf(stderr, "spoor %s: --encap: unknown encapsulation '%s' "
 				"(raw, siemens, atb, etrace-encap)\n", s->cmd, arg);
 			return -1;
 		}
+		s->encap_kind = (int)kind;
 		spoor_encap_config_init(&s->dcfg.encap, kind);
 		return 1;
 	case CLI_OPT_SRC_BITS:
@@ -205,20 +256,21 @@ int cli_bad_option(const char *cmd, int c, char **argv)
 	else
 		fprintf(stderr, "spoor %s: unknown option '%s' (try 'spoor %s --help')\n", cmd,
 			argv[optind - 1], cmd);
-	return 2;
+	return CLI_EXIT_ERROR;
 }
 
-int cli_stream_open(struct cli_stream *s, int argc, char **argv)
+int cli_stream_apply(struct cli_stream *s)
 {
 	struct spoor_encap_config *e = &s->dcfg.encap;
 	const char *why;
-	struct stat sb;
 
-	if (optind != argc - 1) {
-		fprintf(stderr, "spoor %s: expected one input FILE (or - for stdin); "
-			"try 'spoor %s --help'\n", s->cmd, s->cmd);
-		return 2;
+	if (s->board_path && s->params_path) {
+		fprintf(stderr, "spoor %s: --board and --params both give the encoder parameters: "
+			"use one (and --param KEY=VALUE to change a parameter)\n", s->cmd);
+		return CLI_EXIT_ERROR;
 	}
+	if (!load_params(s))
+		return CLI_EXIT_ERROR;
 	if (s->src_bits >= 0)
 		e->src_bits = (unsigned)s->src_bits;
 	if (s->ts_bytes >= 0)
@@ -228,12 +280,28 @@ int cli_stream_open(struct cli_stream *s, int argc, char **argv)
 	if (spoor_encap_config_check(e)) {
 		fprintf(stderr, "spoor %s: the encapsulation options do not fit %s\n", s->cmd,
 			spoor_encap_kind_name(e->kind));
-		return 2;
+		return CLI_EXIT_ERROR;
 	}
 	if (spoor_params_check(&s->params, &why)) {
 		fprintf(stderr, "spoor %s: parameters: %s\n", s->cmd, why);
-		return 2;
+		return CLI_EXIT_ERROR;
 	}
+	return 0;
+}
+
+int cli_stream_open(struct cli_stream *s, int argc, char **argv)
+{
+	struct stat sb;
+	int status;
+
+	if (optind != argc - 1) {
+		fprintf(stderr, "spoor %s: expected one input FILE (or - for stdin); "
+			"try 'spoor %s --help'\n", s->cmd, s->cmd);
+		return CLI_EXIT_ERROR;
+	}
+	status = cli_stream_apply(s);
+	if (status)
+		return status;
 	s->path = argv[optind];
 	if (!strcmp(s->path, "-")) {
 		s->fd = STDIN_FILENO;
@@ -242,7 +310,7 @@ int cli_stream_open(struct cli_stream *s, int argc, char **argv)
 		if (s->fd < 0) {
 			fprintf(stderr, "spoor %s: cannot open '%s': %s\n", s->cmd, s->path,
 				strerror(errno));
-			return 1;
+			return CLI_EXIT_ERROR;
 		}
 	}
 	if (!fstat(s->fd, &sb) && S_ISREG(sb.st_mode))
@@ -293,7 +361,7 @@ int cli_stream_read(struct cli_stream *s, int (*chunk)(void *ctx, const uint8_t 
 
 	if (!buf) {
 		fprintf(stderr, "spoor %s: out of memory\n", s->cmd);
-		status = 1;
+		status = CLI_EXIT_ERROR;
 	}
 	while (buf && !status) {
 		n = read(s->fd, buf, READ_CHUNK);
@@ -302,7 +370,7 @@ int cli_stream_read(struct cli_stream *s, int (*chunk)(void *ctx, const uint8_t 
 		if (n < 0) {
 			fprintf(stderr, "spoor %s: reading '%s': %s\n", s->cmd, s->path,
 				strerror(errno));
-			status = 1;
+			status = CLI_EXIT_ERROR;
 			break;
 		}
 		if (n == 0)
@@ -337,9 +405,9 @@ static int run_chunk(void *arg, const uint8_t *buf, size_t len)
 		ret = drain(r->s, r->df, r->ops, r->ctx);
 	if (ret < 0) {
 		fprintf(stderr, "spoor %s: deframer: %s\n", r->s->cmd, spoor_errstr(ret));
-		return 1;
+		return CLI_EXIT_ERROR;
 	}
-	return 0;
+	return r->ops->check ? r->ops->check(r->ctx) : 0;
 }
 
 static void run_progress(void *arg, uint64_t done, uint64_t total)
@@ -362,7 +430,7 @@ int cli_stream_run(struct cli_stream *s, const struct cli_stream_ops *ops, void 
 		if (s->fd > STDIN_FILENO)
 			close(s->fd);
 		s->fd = -1;
-		return 1;
+		return CLI_EXIT_ERROR;
 	}
 	status = cli_stream_read(s, run_chunk, run_progress, &r);
 	if (!status) {
@@ -371,7 +439,7 @@ int cli_stream_run(struct cli_stream *s, const struct cli_stream_ops *ops, void 
 			ret = drain(s, r.df, ops, ctx);
 		if (ret < 0) {
 			fprintf(stderr, "spoor %s: deframer: %s\n", s->cmd, spoor_errstr(ret));
-			status = 1;
+			status = CLI_EXIT_ERROR;
 		}
 	}
 	spoor_deframe_stats(r.df, st, sizeof(*st));

@@ -22,6 +22,7 @@ enum {
 };
 
 #define CLI_STREAM_NOPTS 12
+#define CLI_MAX_PARAMS 64		/* --param options */
 
 struct cli_stream {
 	const char *cmd;		/* command name for messages */
@@ -30,6 +31,14 @@ struct cli_stream {
 	unsigned atid;			/* ATB: the ATID of the file's bytes */
 	long only_source;		/* -1: every source */
 	long src_bits, ts_bytes, type_bits;	/* -1: the encapsulation's default */
+	/* Gathered while parsing, applied by cli_stream_open() in a fixed order
+	 * (board or parameter file, then --param, then the encapsulation
+	 * options), so that the order of the options does not matter. */
+	const char *board_path, *params_path;
+	const char *param_args[CLI_MAX_PARAMS];
+	unsigned nparams;
+	int encap_kind;			/* -1: the board's, else raw */
+	char isa[32];			/* the board's ISA, "" without --board */
 	const char *path;
 	int fd;
 	uint64_t size;			/* input size when known (regular file), else 0 */
@@ -55,9 +64,17 @@ int cli_stream_option(struct cli_stream *s, int c, const char *arg);
 int cli_bad_option(const char *cmd, int c, char **argv);
 
 /*
- * After option parsing: takes the one remaining argument as the input
- * (FILE or - for stdin), checks the options and opens it.  Returns 0 or an
- * exit status (a one-line message printed).
+ * After option parsing: loads the board or parameter file, applies --param
+ * and the encapsulation options over it and checks the result.  Returns 0 or
+ * an exit status (a one-line message printed).  (cli_stream_open() does it.)
+ */
+int cli_stream_apply(struct cli_stream *s);
+
+/*
+ * After option parsing: loads the board or parameter file, applies --param
+ * and the encapsulation options over it, takes the one remaining argument as
+ * the input (FILE or - for stdin), checks the options and opens it.  Returns
+ * 0 or an exit status (a one-line message printed).
  */
 int cli_stream_open(struct cli_stream *s, int argc, char **argv);
 
@@ -66,6 +83,8 @@ struct cli_stream_ops {
 	void (*event)(void *ctx, const struct spoor_deframe_item *it);
 	/* called after each chunk read; may be NULL */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	/* called after each chunk: 0 to go on, or an exit status that stops; may be NULL */
+	int (*check)(void *ctx);
 };
 
 /*

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* spoor decode: reconstruct the retired instructions of a trace stream. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -33,6 +35,7 @@ struct decode {
 	/* Buffered output: pcs lines are written by hand, not printf. */
 	char out[OUTBUF];
 	size_t outlen;
+	int out_errno;			/* errno of the first failed write */
 	int progress_shown;
 };
 
@@ -55,6 +58,7 @@ static void decode_usage(FILE *out)
 	      "  --stats              instructions, branches, packets, bits per instruction\n"
 	      "  -q, --quiet          no warnings about stream problems on stderr\n"
 	      "  -h, --help           this help\n", out);
+	fputs(cli_exit_usage, out);
 }
 
 enum {
@@ -128,30 +132,53 @@ static bool add_elf(struct decode *d, const char *arg)
 /* Adds a raw image from a file; returns 0, or the exit status after an error message. */
 static int add_raw(struct decode *d, const char *arg)
 {
-	static uint8_t bytes[16 << 20];
+	enum { MAX_RAW = 16 << 20 };
 	char path[4096];
+	uint8_t *bytes = NULL;
 	uint64_t base;
-	size_t n;
-	FILE *f;
-	int ret;
+	struct stat st;
+	ssize_t n = 0;
+	int fd, ret = CLI_EXIT_ERROR;
 
 	if (!split_at("--raw", arg, path, sizeof(path), &base, true))
-		return 2;
-	f = fopen(path, "rb");
-	if (!f) {
+		return CLI_EXIT_ERROR;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
 		fprintf(stderr, "spoor decode: --raw: cannot open '%s': %s\n", path,
 			strerror(errno));
-		return 1;
+		return CLI_EXIT_ERROR;
 	}
-	n = fread(bytes, 1, sizeof(bytes), f);
-	fclose(f);
-	ret = n ? spoor_image_add_raw(d->img, path, base, bytes, n) : SPOOR_E_INVAL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "spoor decode: --raw: '%s' is not a regular file\n", path);
+		goto out;
+	}
+	if (st.st_size == 0 || st.st_size > MAX_RAW) {
+		fprintf(stderr, "spoor decode: --raw: '%s' has %lld bytes (1 to %d allowed)\n",
+			path, (long long)st.st_size, MAX_RAW);
+		goto out;
+	}
+	bytes = malloc((size_t)st.st_size);
+	if (bytes)
+		n = pread(fd, bytes, (size_t)st.st_size, 0);
+	if (!bytes || n != st.st_size) {
+		fprintf(stderr, "spoor decode: --raw: reading '%s': %s\n", path,
+			bytes ? n < 0 ? strerror(errno) : "short read" : "out of memory");
+		goto out;
+	}
+	if (base + (uint64_t)n < base || (base & 1)) {
+		fprintf(stderr, "spoor decode: --raw %s: the bytes must lie at an even address "
+			"inside the address space\n", arg);
+		goto out;
+	}
+	ret = spoor_image_add_raw(d->img, path, base, bytes, (size_t)n);
 	if (ret) {
-		fprintf(stderr, "spoor decode: --raw %s: %s\n", arg,
-			n ? spoor_errstr(ret) : "empty file");
-		return 1;
+		fprintf(stderr, "spoor decode: --raw %s: %s\n", arg, spoor_errstr(ret));
+		ret = CLI_EXIT_ERROR;
 	}
-	return 0;
+out:
+	free(bytes);
+	close(fd);
+	return ret;
 }
 
 /* Parses "implicit-return,full-address,..."; returns false after an error message. */
@@ -180,13 +207,13 @@ static int parse_args(struct decode *d, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
 		ret = cli_stream_option(&d->in, c, optarg);
 		if (ret < 0)	/* a bad file, or a bad value */
-			return c == CLI_OPT_PARAMS || c == CLI_OPT_BOARD ? 1 : 2;
+			return CLI_EXIT_ERROR;
 		if (ret > 0)
 			continue;
 		switch (c) {
 		case OPT_ELF:
 			if (!add_elf(d, optarg))
-				return 1;
+				return CLI_EXIT_ERROR;
 			break;
 		case OPT_RAW:
 			ret = add_raw(d, optarg);
@@ -198,7 +225,7 @@ static int parse_args(struct decode *d, int argc, char **argv)
 			break;
 		case OPT_OPTIONS:
 			if (!parse_options(d, optarg))
-				return 2;
+				return CLI_EXIT_ERROR;
 			break;
 		case OPT_SPEC_RULES:
 			d->compat &= ~SPOOR_COMPAT_REFERENCE;
@@ -208,7 +235,7 @@ static int parse_args(struct decode *d, int argc, char **argv)
 			int i = cli_choice("decode", "--format", optarg, names, 3);
 
 			if (i < 0)
-				return 2;
+				return CLI_EXIT_ERROR;
 			d->format = (enum out_format)i;
 			break;
 		}
@@ -225,7 +252,7 @@ static int parse_args(struct decode *d, int argc, char **argv)
 			if (errno || end == optarg || *end) {
 				fprintf(stderr, "spoor decode: %s: '%s' is not an address\n",
 					c == OPT_MTVEC ? "--mtvec" : "--stvec", optarg);
-				return 2;
+				return CLI_EXIT_ERROR;
 			}
 			*(c == OPT_MTVEC ? &d->mtvec : &d->stvec) = v;
 			break;
@@ -246,22 +273,23 @@ static int parse_args(struct decode *d, int argc, char **argv)
 		ret = spoor_image_add_spike_rom(d->img, xlen ? xlen : 64);
 		if (ret) {
 			fprintf(stderr, "spoor decode: --spike-rom: %s\n", spoor_errstr(ret));
-			return 1;
+			return CLI_EXIT_ERROR;
 		}
 	}
 	if (!spoor_image_xlen(d->img)) {
 		fprintf(stderr, "spoor decode: no program: give it with --elf FILE\n");
-		return 2;
+		return CLI_EXIT_ERROR;
 	}
 	return cli_stream_open(&d->in, argc, argv);
 }
 
 /* ---- output ------------------------------------------------------------ */
 
+/* Writes the pcs buffer out; a failed write shows in ferror(stdout). */
 static void out_flush(struct decode *d)
 {
-	if (d->outlen)
-		fwrite(d->out, 1, d->outlen, stdout);
+	if (d->outlen && fwrite(d->out, 1, d->outlen, stdout) != d->outlen && !d->out_errno)
+		d->out_errno = errno;
 	d->outlen = 0;
 }
 
@@ -472,9 +500,12 @@ static int on_chunk(void *ctx, const uint8_t *buf, size_t len)
 
 	if (ret) {
 		fprintf(stderr, "spoor decode: %s\n", spoor_errstr(ret));
-		return 1;
+		return CLI_EXIT_ERROR;
 	}
-	return 0;
+	/* Stop at the first failed write (a full disk): do not decode on for nothing. */
+	if (!ferror(stdout))
+		return 0;
+	return cli_output_check("decode", stdout, d->out_errno ? d->out_errno : errno);
 }
 
 /* A progress bar on stderr for large inputs when stderr is a terminal. */
@@ -517,6 +548,8 @@ static int make_trace(struct decode *d)
 		.bad_packet = on_bad_packet,
 	};
 	struct spoor_trace_config cfg;
+	struct spoor_diag diag;
+	int ret;
 
 	spoor_trace_config_init(&cfg);
 	cfg.params = d->in.params;
@@ -528,12 +561,50 @@ static int make_trace(struct decode *d)
 	cfg.mtvec = d->mtvec;
 	cfg.stvec = d->stvec;
 	cfg.only_source = d->in.only_source;
+	memcpy(cfg.isa, d->in.isa, sizeof(cfg.isa));
+	ret = spoor_trace_config_check(&cfg, &diag);
+	if (ret) {
+		fprintf(stderr, "spoor decode: %s\n", diag.msg);
+		return CLI_EXIT_ERROR;
+	}
 	d->trace = spoor_trace_new(&cfg, &ops, d);
 	if (!d->trace) {
-		fprintf(stderr, "spoor decode: cannot set up the decoder\n");
-		return 1;
+		fprintf(stderr, "spoor decode: cannot set up the decoder: out of memory\n");
+		return CLI_EXIT_ERROR;
 	}
 	return 0;
+}
+
+/*
+ * What a complete read of the trace amounted to: CLI_EXIT_CLEAN, or
+ * CLI_EXIT_GAPS after one line on stderr counting the problems.
+ */
+static int trace_verdict(struct decode *d)
+{
+	struct spoor_trace_stats st;
+	uint64_t problems;
+
+	spoor_trace_stats(d->trace, &st, sizeof(st));
+	problems = st.decoder.gaps + st.deframe.sync_losses + st.bad_packets +
+		   (st.deframe.truncated_bytes != 0);
+	if (!st.decoder.instructions) {
+		fprintf(stderr, "spoor decode: no instruction decoded from %" PRIu64 " bytes (%s)\n",
+			st.deframe.bytes, !st.deframe.bytes ? "empty input" :
+			!st.deframe.frames ? "no packet found: wrong encapsulation, or no sync" :
+			!st.packets ? "no te_inst packet decoded: wrong parameters?" :
+			"no synchronisation packet, or none that fits the program");
+		return CLI_EXIT_GAPS;
+	}
+	if (!problems)
+		return CLI_EXIT_CLEAN;
+	fprintf(stderr, "spoor decode: completed with %" PRIu64 " problem%s: %" PRIu64 " gap%s "
+		"(trace inconsistent with the program, or lost), %" PRIu64 " stream sync loss%s, %"
+		PRIu64 " bad packet%s%s\n", problems, problems == 1 ? "" : "s", st.decoder.gaps,
+		st.decoder.gaps == 1 ? "" : "s", st.deframe.sync_losses,
+		st.deframe.sync_losses == 1 ? "" : "es", st.bad_packets,
+		st.bad_packets == 1 ? "" : "s",
+		st.deframe.truncated_bytes ? ", the stream ends inside a packet" : "");
+	return CLI_EXIT_GAPS;
 }
 
 int cmd_decode(int argc, char **argv)
@@ -559,26 +630,26 @@ int cmd_decode(int argc, char **argv)
 	ret = spoor_trace_finish(d->trace);
 	if (ret && !status) {
 		fprintf(stderr, "spoor decode: %s\n", spoor_errstr(ret));
-		status = 1;
+		status = CLI_EXIT_ERROR;
 	}
 	out_flush(d);
 	if (d->stats)
 		print_stats(d);
-	if (fflush(stdout) != 0 && !status) {
-		fprintf(stderr, "spoor decode: writing output: %s\n", strerror(errno));
-		status = 1;
-	}
+	if (!status)
+		status = cli_output_check("decode", stdout, d->out_errno);
+	if (!status)
+		status = trace_verdict(d);
 out:
 	if (d->in.fd > STDIN_FILENO)
 		close(d->in.fd);
 	spoor_trace_free(d->trace);
 	spoor_image_free(d->img);
 	free(d);
-	return status < 0 ? 0 : status;
+	return status < 0 ? CLI_EXIT_CLEAN : status;
 nomem:
 	fprintf(stderr, "spoor decode: out of memory\n");
 	if (d)
 		spoor_image_free(d->img);
 	free(d);
-	return 1;
+	return CLI_EXIT_ERROR;
 }

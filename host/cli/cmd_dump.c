@@ -38,6 +38,7 @@ static void dump_usage(FILE *out)
 	fputs("  --format FMT         text | json | csv (the reference flow's te_inst CSV)\n"
 	      "  -q, --quiet          no summary\n"
 	      "  -h, --help           this help\n", out);
+	fputs(cli_exit_usage, out);
 }
 
 enum { OPT_FORMAT = CLI_OPT_OWN };
@@ -60,7 +61,7 @@ static int parse_args(struct dump *d, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
 		ret = cli_stream_option(&d->in, c, optarg);
 		if (ret < 0)	/* a bad file, or a bad value */
-			return c == CLI_OPT_PARAMS || c == CLI_OPT_BOARD ? 1 : 2;
+			return CLI_EXIT_ERROR;
 		if (ret > 0)
 			continue;
 		switch (c) {
@@ -69,7 +70,7 @@ static int parse_args(struct dump *d, int argc, char **argv)
 			int i = cli_choice("dump", "--format", optarg, names, 3);
 
 			if (i < 0)
-				return 2;
+				return CLI_EXIT_ERROR;
 			d->format = (enum out_format)i;
 			break;
 		}
@@ -248,33 +249,67 @@ static void on_event(void *ctx, const struct spoor_deframe_item *it)
 	dump_event(ctx, it);
 }
 
+/* After each chunk: stops at the first failed write. */
+static int on_check(void *ctx)
+{
+	struct dump *d = ctx;
+
+	return ferror(d->out) ? cli_output_check("dump", d->out, errno) : 0;
+}
+
+/*
+ * What a complete read of the stream amounted to: CLI_EXIT_CLEAN, or
+ * CLI_EXIT_GAPS after one line on stderr counting the problems.
+ */
+static int stream_verdict(struct dump *d, const struct spoor_deframe_stats *st)
+{
+	uint64_t problems = st->sync_losses + d->bad_packets + (st->truncated_bytes != 0);
+
+	if (!d->packets) {
+		fprintf(stderr, "spoor dump: no te_inst packet in %" PRIu64 " bytes (%s)\n",
+			st->bytes, !st->bytes ? "empty input" : !st->frames ?
+			"no frame found: wrong encapsulation, or no sync" :
+			"none decoded: wrong parameters?");
+		return CLI_EXIT_GAPS;
+	}
+	if (!problems)
+		return CLI_EXIT_CLEAN;
+	fprintf(stderr, "spoor dump: completed with %" PRIu64 " problem%s: %" PRIu64 " stream sync "
+		"loss%s, %" PRIu64 " bad packet%s%s\n", problems, problems == 1 ? "" : "s",
+		st->sync_losses, st->sync_losses == 1 ? "" : "es", d->bad_packets,
+		d->bad_packets == 1 ? "" : "s",
+		st->truncated_bytes ? ", the stream ends inside a packet" : "");
+	return CLI_EXIT_GAPS;
+}
+
 int cmd_dump(int argc, char **argv)
 {
-	static const struct cli_stream_ops ops = { .frame = on_frame, .event = on_event };
+	static const struct cli_stream_ops ops = { .frame = on_frame, .event = on_event,
+						   .check = on_check };
 	struct spoor_deframe_stats st;
 	struct dump *d = calloc(1, sizeof(*d));
 	int status;
 
 	if (!d) {
 		fprintf(stderr, "spoor dump: out of memory\n");
-		return 1;
+		return CLI_EXIT_ERROR;
 	}
 	cli_stream_init(&d->in, "dump");
 	d->out = stdout;
 	status = parse_args(d, argc, argv);
 	if (status) {
 		free(d);
-		return status < 0 ? 0 : status;
+		return status < 0 ? CLI_EXIT_CLEAN : status;
 	}
 	if (d->format == OUT_CSV)
 		spoor_te_print_csv_header(d->out);
 	status = cli_stream_run(&d->in, &ops, d, &st);
 	if (!d->quiet)
 		print_summary(d, &st);
-	if (fflush(stdout) != 0 && !status) {
-		fprintf(stderr, "spoor dump: writing output: %s\n", strerror(errno));
-		status = 1;
-	}
+	if (!status)
+		status = cli_output_check("dump", stdout, 0);
+	if (!status)
+		status = stream_verdict(d, &st);
 	free(d);
 	return status;
 }

@@ -47,6 +47,7 @@ static void gdbserver_usage(FILE *out)
 	      "  -v, --verbose        log every packet to and from GDB and OpenOCD on stderr\n", out);
 	fputs(cli_stream_usage, out);
 	fputs("  -h, --help           this help\n", out);
+	fputs(cli_exit_usage, out);
 }
 
 enum {
@@ -98,21 +99,21 @@ static int add_elf(struct gdbserver_args *a, const char *arg)
 
 	if (a->nelf == MAX_ELFS || !n || n >= sizeof(a->elf_paths[0])) {
 		fprintf(stderr, "spoor gdbserver: --elf %s: too many programs or a bad name\n", arg);
-		return 2;
+		return CLI_EXIT_ERROR;
 	}
 	if (at) {
 		errno = 0;
 		off = strtoull(at + 1, &end, 0);
 		if (errno || end == at + 1 || *end) {
 			fprintf(stderr, "spoor gdbserver: --elf: '%s' is not a number\n", at + 1);
-			return 2;
+			return CLI_EXIT_ERROR;
 		}
 	}
 	memcpy(a->elf_paths[a->nelf], arg, n);
 	a->elf_paths[a->nelf][n] = '\0';
 	if (spoor_image_add_elf(a->img, a->elf_paths[a->nelf], (int64_t)off, &diag)) {
 		fprintf(stderr, "spoor gdbserver: %s\n", diag.msg);
-		return 1;
+		return CLI_EXIT_ERROR;
 	}
 	a->elfs[a->nelf] = a->elf_paths[a->nelf];
 	a->elf_offsets[a->nelf++] = (int64_t)off;
@@ -150,17 +151,9 @@ static int parse_args(struct gdbserver_args *a, struct spoor_gdbserver_config *c
 	cli_stream_options(gdbserver_own_options, opts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hv", opts, NULL)) != -1) {
-		if (c == CLI_OPT_BOARD) {
-			spoor_board_init(&a->board);
-			if (spoor_board_load(&a->board, optarg, &diag)) {
-				fprintf(stderr, "spoor gdbserver: %s\n", diag.msg);
-				return 1;
-			}
-			a->have_board = true;
-		}
 		ret = cli_stream_option(&a->in, c, optarg);
 		if (ret < 0)
-			return c == CLI_OPT_PARAMS || c == CLI_OPT_BOARD ? 1 : 2;
+			return CLI_EXIT_ERROR;
 		if (ret > 0)
 			continue;
 		switch (c) {
@@ -171,7 +164,7 @@ static int parse_args(struct gdbserver_args *a, struct spoor_gdbserver_config *c
 			break;
 		case OPT_PORT:
 			if (!cli_parse_uint("gdbserver", "--port", optarg, 0, 65535, &v))
-				return 2;
+				return CLI_EXIT_ERROR;
 			cfg->port = (unsigned)v;
 			break;
 		case OPT_HOST:
@@ -187,7 +180,7 @@ static int parse_args(struct gdbserver_args *a, struct spoor_gdbserver_config *c
 			if (a->nocd == MAX_OCD_CMDS) {
 				fprintf(stderr, "spoor gdbserver: more than %d --openocd-c\n",
 					MAX_OCD_CMDS);
-				return 2;
+				return CLI_EXIT_ERROR;
 			}
 			a->ocd_cmds[a->nocd++] = optarg;
 			break;
@@ -206,12 +199,12 @@ static int parse_args(struct gdbserver_args *a, struct spoor_gdbserver_config *c
 			break;
 		case OPT_HISTORY:
 			if (!cli_parse_uint("gdbserver", "--history", optarg, 1, 1ul << 28, &v))
-				return 2;
+				return CLI_EXIT_ERROR;
 			cfg->history_blocks = v;
 			break;
 		case OPT_STOP_TIMEOUT:
 			if (!cli_parse_uint("gdbserver", "--stop-timeout", optarg, 1, 600000, &v))
-				return 2;
+				return CLI_EXIT_ERROR;
 			cfg->stop_timeout_ms = (int)v;
 			break;
 		case OPT_ONCE:
@@ -230,52 +223,48 @@ static int parse_args(struct gdbserver_args *a, struct spoor_gdbserver_config *c
 	if (optind != argc) {
 		fprintf(stderr, "spoor gdbserver: unexpected argument '%s' (try 'spoor gdbserver "
 			"--help')\n", argv[optind]);
-		return 2;
+		return CLI_EXIT_ERROR;
 	}
 	if (!a->nelf) {
 		fprintf(stderr, "spoor gdbserver: no program: give it with --elf FILE\n");
-		return 2;
+		return CLI_EXIT_ERROR;
 	}
 	if (cfg->replay && (cfg->openocd || cfg->openocd_cfg)) {
 		fprintf(stderr, "spoor gdbserver: --replay serves a capture alone: no OpenOCD\n");
-		return 2;
+		return CLI_EXIT_ERROR;
 	}
 	if (cfg->openocd && cfg->openocd_cfg) {
 		fprintf(stderr, "spoor gdbserver: --openocd or --openocd-cfg, not both\n");
-		return 2;
+		return CLI_EXIT_ERROR;
 	}
 	if (a->ram && a->ram_arg && !parse_ram(a->ram_arg, &cfg->ram_start, &cfg->ram_size))
-		return 2;
+		return CLI_EXIT_ERROR;
+	/* The board's run-control facts (cli_stream_apply() takes its parameters). */
+	if (a->in.board_path) {
+		if (spoor_board_load(&a->board, a->in.board_path, &diag)) {
+			fprintf(stderr, "spoor gdbserver: %s\n", diag.msg);
+			return CLI_EXIT_ERROR;
+		}
+		a->have_board = true;
+	}
 	return 0;
 }
 
 /* The trace pipeline's configuration from the board and the stream options. */
 static int make_trace_config(struct gdbserver_args *a, struct spoor_gdbserver_config *cfg)
 {
-	struct spoor_encap_config *e = &a->in.dcfg.encap;
-	const char *why;
+	struct spoor_diag diag;
+	int status = cli_stream_apply(&a->in);
 
+	if (status)
+		return status;
 	spoor_trace_config_init(&cfg->trace);
-	if (a->in.src_bits >= 0)
-		e->src_bits = (unsigned)a->in.src_bits;
-	if (a->in.ts_bytes >= 0)
-		e->ts_bytes = (unsigned)a->in.ts_bytes;
-	if (a->in.type_bits >= 0)
-		e->type_bits = (unsigned)a->in.type_bits;
-	if (spoor_encap_config_check(e)) {
-		fprintf(stderr, "spoor gdbserver: the encapsulation options do not fit %s\n",
-			spoor_encap_kind_name(e->kind));
-		return 2;
-	}
-	if (spoor_params_check(&a->in.params, &why)) {
-		fprintf(stderr, "spoor gdbserver: parameters: %s\n", why);
-		return 2;
-	}
 	cfg->trace.params = a->in.params;
 	cfg->trace.deframe = a->in.dcfg;
 	cfg->trace.atid = a->in.atid;
 	cfg->trace.image = a->img;
 	cfg->trace.only_source = a->in.only_source;
+	memcpy(cfg->trace.isa, a->in.isa, sizeof(cfg->trace.isa));
 	if (a->have_board)
 		cfg->trace.options = a->board.features;
 	/* A trace port is joined mid-stream; the RAM sink starts with the trace. */
@@ -283,6 +272,10 @@ static int make_trace_config(struct gdbserver_args *a, struct spoor_gdbserver_co
 		cfg->trace.deframe.start_synced = false;
 	if (cfg->source == SPOOR_GS_SRC_RAM)
 		cfg->trace.deframe.start_synced = true;
+	if (spoor_trace_config_check(&cfg->trace, &diag)) {
+		fprintf(stderr, "spoor gdbserver: %s\n", diag.msg);
+		return CLI_EXIT_ERROR;
+	}
 	return 0;
 }
 
@@ -297,7 +290,7 @@ int cmd_gdbserver(int argc, char **argv)
 	if (!a || !(a->img = spoor_image_new())) {
 		fprintf(stderr, "spoor gdbserver: out of memory\n");
 		free(a);
-		return 1;
+		return CLI_EXIT_ERROR;
 	}
 	cli_stream_init(&a->in, "gdbserver");
 	spoor_board_init(&a->board);
@@ -328,5 +321,5 @@ int cmd_gdbserver(int argc, char **argv)
 out:
 	spoor_image_free(a->img);
 	free(a);
-	return status < 0 ? 0 : status;
+	return status < 0 ? CLI_EXIT_CLEAN : status;
 }

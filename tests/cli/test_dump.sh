@@ -14,24 +14,24 @@ expect 2 "unknown command 'frobnicate'" -- "$spoor" frobnicate
 expect 2 "expected one input FILE" -- "$spoor" dump
 expect 2 "unknown option '--frob'" -- "$spoor" dump --frob "$raw3"
 expect 2 "option '--format' needs a value" -- "$spoor" dump "$raw3" --format
-expect 1 "cannot open '$tmp/nope': No such file" -- "$spoor" dump "$tmp/nope"
+expect 2 "cannot open '$tmp/nope': No such file" -- "$spoor" dump "$tmp/nope"
 expect 2 "unknown encapsulation 'zip'" -- "$spoor" dump --encap zip "$raw3"
 expect 2 "--format: unknown value 'xml' (text, json, csv)" -- "$spoor" dump --format xml "$raw3"
 expect 2 "'nine' is not a number" -- "$spoor" dump --src-bits nine "$raw3"
 expect 2 "from 0 to 16" -- "$spoor" dump --src-bits 17 "$raw3"
 expect 2 "expected KEY=VALUE" -- "$spoor" dump --param foo "$raw3"
 expect 2 "unknown key" -- "$spoor" dump --param foo_p=1 "$raw3"
-expect 1 "$tmp/missing.scf: No such file" -- "$spoor" dump --params "$tmp/missing.scf" "$raw3"
+expect 2 "$tmp/missing.scf: No such file" -- "$spoor" dump --params "$tmp/missing.scf" "$raw3"
 printf '[Required Attributes]\narch_p=0\n# comment\nbogus_p=3\n' >"$tmp/unknown.scf"
-expect 1 "unknown.scf:4: key 'bogus_p'" -- "$spoor" dump --params "$tmp/unknown.scf" "$raw3"
+expect 2 "unknown.scf:4: key 'bogus_p'" -- "$spoor" dump --params "$tmp/unknown.scf" "$raw3"
 printf '[encoder]\niaddress_width_p=65\n' >"$tmp/range.ini"
-expect 1 "range.ini:2: key 'iaddress_width_p' = '65': value out of range" -- \
+expect 2 "range.ini:2: key 'iaddress_width_p' = '65': value out of range" -- \
 	"$spoor" dump --params "$tmp/range.ini" "$raw3"
 printf '[encoder]\niaddress_width_p=sixty\n' >"$tmp/nan.ini"
-expect 1 "nan.ini:2: key 'iaddress_width_p' = 'sixty': value is not a number" -- \
+expect 2 "nan.ini:2: key 'iaddress_width_p' = 'sixty': not a valid value; a number from 1 to 64" -- \
 	"$spoor" dump --params "$tmp/nan.ini" "$raw3"
 printf '[encoder]\niaddress_width_p=8\niaddress_lsb_p=8\n' >"$tmp/combo.ini"
-expect 1 "iaddress_lsb_p must be below" -- "$spoor" dump --params "$tmp/combo.ini" "$raw3"
+expect 2 "iaddress_lsb_p must be below" -- "$spoor" dump --params "$tmp/combo.ini" "$raw3"
 expect 0 "" -- "$spoor" dump --help
 
 # Text output: one line per packet plus the summary.
@@ -86,5 +86,21 @@ done
 grep -q -- '-- sync lost' "$tmp/bad.txt" && ok || fail "corrupt: no sync-loss line"
 grep -q -- '-- synchronised ([0-9]* bytes skipped)' "$tmp/bad.txt" && ok || fail "corrupt: no resync line"
 grep -q '^summary: .* [1-9][0-9]* skipped' "$tmp/bad.txt" && ok || fail "corrupt: skipped bytes not counted"
+
+# Exit statuses: 0 clean, 1 completed with problems (counted), 2 error.
+expect 1 "completed with 1 problem: 1 stream sync loss, 0 bad packets" -- \
+	"$spoor" dump -q --params "$V/itype4_basic/hardware_64.scf" --encap etrace-encap "$tmp/bad.bin"
+"$spoor" dump -q --params "$scf3" "$raw3" >/dev/null && ok || fail "clean dump: exit $?"
+expect 1 "no te_inst packet in 0 bytes (empty input)" -- "$spoor" dump -q /dev/null
+head -c 4096 /dev/zero >"$tmp/zeros"
+expect 1 "no te_inst packet in 4096 bytes (no frame found" -- \
+	"$spoor" dump -q --encap siemens --unsynced "$tmp/zeros"
+for f in text json csv; do
+	expect 2 "writing output: No space left on device" -- sh -c '"$0" "$@" >/dev/full' \
+		"$spoor" dump -q --format $f --params "$scf3" "$raw3"
+done
+expect 2 "writing output: Bad file descriptor" -- sh -c '"$0" "$@" >&-' \
+	"$spoor" dump --params "$scf3" "$raw3"
+expect 0 "Exit status: 0 clean" -- sh -c '"$0" dump --help >&2' "$spoor"
 
 finish
