@@ -91,10 +91,29 @@ int main(int argc, char **argv)
 	unsigned long long doc = 0, pieces = 0;
 	char req[128], status[4096] = "";
 
-	while ((o = getopt(argc, argv, "r:")) != -1)
-		runs = atoi(optarg);
+	static const struct option opts[] = {
+		{ "runs", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char usage[] =
+		"usage: bench_btrace [--runs N] PORT\n"
+		"Reads GDB's branch trace (qXfer:btrace:read) from a spoor gdbserver on\n"
+		"127.0.0.1:PORT the way GDB does, best of N runs (default 5); bench/btrace.sh\n"
+		"starts the server on a capture.\n";
+
+	while ((o = getopt_long(argc, argv, "r:h", opts, NULL)) != -1) {
+		if (o == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (o != 'r' || (runs = atoi(optarg)) < 1) {
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "usage: bench_btrace [-r RUNS] PORT\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	a.sin_port = htons((uint16_t)atoi(argv[optind]));

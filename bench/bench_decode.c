@@ -88,6 +88,11 @@ static struct counts run(const struct spoor_params *p, struct spoor_image *img,
 	return c;
 }
 
+static const char usage[] =
+	"usage: bench_decode --elf PROG [--spike-rom] --params X.scf [--mb N] TRACE\n"
+	"Decodes TRACE (a raw te_inst stream, repeated to N MiB) against PROG through\n"
+	"the library pipeline and prints instructions and bytes per second.\n";
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -95,6 +100,7 @@ int main(int argc, char **argv)
 		{ "spike-rom", no_argument, NULL, 'r' },
 		{ "params", required_argument, NULL, 'p' },
 		{ "mb", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct spoor_image *img = spoor_image_new();
@@ -131,13 +137,16 @@ int main(int argc, char **argv)
 		case 'm':
 			total = strtoull(optarg, NULL, 0) << 20;
 			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
 		default:
+			fputs(usage, stderr);
 			return 2;
 		}
 	}
 	if (optind != argc - 1 || !spoor_image_xlen(img)) {
-		fprintf(stderr, "usage: bench_decode --elf PROG [--spike-rom] --params X.scf "
-			"[--mb N] TRACE\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	if (rom)

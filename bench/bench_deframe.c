@@ -111,8 +111,14 @@ int main(int argc, char **argv)
 		{ "ts-bytes", required_argument, NULL, 't' },
 		{ "type-bits", required_argument, NULL, 'y' },
 		{ "params", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char usage[] =
+		"usage: bench_deframe [--mb N] [--chunk BYTES] [--encap KIND --src-bits S\n"
+		"                     --ts-bytes T --type-bits Y] [--params F] FILE...\n"
+		"Deframes the FILEs' streams, concatenated and repeated to N MiB (default 256),\n"
+		"fed in chunks, with and without te_inst decoding; prints MB/s.\n";
 	struct spoor_deframe_config cfg = { .start_synced = true };
 	struct spoor_params params;
 	struct spoor_diag diag;
@@ -147,13 +153,16 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
 		default:
+			fputs(usage, stderr);
 			return 2;
 		}
 	}
 	if (optind >= argc || !chunk || !target) {
-		fprintf(stderr, "usage: bench_deframe [--mb N] [--chunk BYTES] [--encap KIND "
-			"--src-bits S --ts-bytes T --type-bits Y] [--params F] FILE...\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	spoor_encap_config_init(&cfg.encap, kind);

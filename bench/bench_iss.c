@@ -103,14 +103,23 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "runs", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char usage[] =
+		"usage: bench_iss [--runs N] [PROG.elf]\n"
+		"Runs PROG (default: the bench test program) on the virtual board's ISS,\n"
+		"best of N runs (default 3), and prints instructions per second.\n";
 	const char *elf = ISS_BENCH_ELF;
 	int runs = 3, c, xlen;
 
-	while ((c = getopt_long(argc, argv, "r:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
+		}
 		if (c != 'r' || (runs = atoi(optarg)) < 1) {
-			fprintf(stderr, "usage: bench_iss [--runs N] [prog.elf]\n");
+			fputs(usage, stderr);
 			return 2;
 		}
 	}

@@ -139,8 +139,16 @@ int main(int argc, char **argv)
 	static const uint8_t garbage[] = { 0x01, 0xde, 0xad, 0x41, 0xbe, 0xef };
 	struct writer w = { 0 };
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: mksample OUT.bin\n");
+	static const char usage[] =
+		"usage: mksample OUT.bin\n"
+		"Writes the sample Siemens-messaging trace stream (samples/demo.ini's) to OUT.bin.\n";
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		fputs(usage, stderr);
 		return 2;
 	}
 	w.f = fopen(argv[1], "wb");

@@ -2,6 +2,7 @@
 /* Runs a libFuzzer target over files, for builds without libFuzzer. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -10,6 +11,12 @@ int main(int argc, char **argv)
 	static unsigned char buf[1 << 20];
 	int runs = 0;
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: %s FILE...\nRuns the libFuzzer target over each FILE (under a few "
+		       "configuration prefixes),\nfor builds without libFuzzer; prints the number "
+		       "of runs.\n", argv[0]);
+		return 0;
+	}
 	for (int i = 1; i < argc; i++) {
 		FILE *f = fopen(argv[i], "rb");
 		size_t n;

@@ -592,8 +592,17 @@ static void torture_stop_timeout(const char *spoor, const char *elf, const char 
 
 int main(int argc, char **argv)
 {
+	static const char usage[] =
+		"usage: rsp_torture SPOOR ELF BOARD CAPTURE\n"
+		"Attacks a spoor gdbserver (replay of CAPTURE, proxy, trace port) with malformed,\n"
+		"oversized and interrupted GDB packets; prints \"N passed, N failed\".\n";
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: rsp_torture SPOOR ELF BOARD CAPTURE\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "spoor/board.h"
 #include "spoor/deframe.h"
@@ -41,8 +42,17 @@ int main(int argc, char **argv)
 	int len;
 	bool ok = true;
 
+	static const char usage[] =
+		"usage: twohart BOARD.ini IN OUT K\n"
+		"Writes OUT: the trace port capture IN with its frames given to two harts\n"
+		"(srcIDs): every frame as hart 0's and the first K once more as hart 1's.\n";
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: twohart BOARD.ini IN OUT K\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	spoor_board_init(&b);

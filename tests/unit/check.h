@@ -8,8 +8,27 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static unsigned check_passed, check_failed;
+
+/*
+ * A unit test's command line: none.  --help (or -h) prints what the test
+ * checks and exits 0; anything else is a usage error (exit 2).
+ */
+static inline void check_args(int argc, char **argv, const char *what)
+{
+	if (argc < 2)
+		return;
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: %s\n%s\nRuns every check and prints \"N passed, N failed\"; exit "
+		       "status 0 when none failed, else 1.\n", argv[0], what);
+		exit(0);
+	}
+	fprintf(stderr, "%s: takes no arguments (try --help)\n", argv[0]);
+	exit(2);
+}
 
 #define CHECK(cond) do { \
 	if (cond) { \

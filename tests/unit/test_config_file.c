@@ -172,7 +172,8 @@ static void test_hostile(void)
 	CHECK(!strchr(d.msg, '\033'));
 	f = write_file("hi.scf", "notime_p=\xff\xfe\n");
 	CHECK_EQ(spoor_params_load(&p, f, &d), SPOOR_E_BAD_VALUE);
-	CHECK(strstr(d.msg, "hi.scf:1: key 'notime_p' = '\\xff\\xfe': not a valid value; a number from 0 to 1"));
+	CHECK(strstr(d.msg, "hi.scf:1: key 'notime_p' = '\\xff\\xfe': not a valid value; "
+		      "a number from 0 to 1"));
 	/* The parse stops at the first error: no key after it is applied. */
 	spoor_params_init(&p);
 	f = write_file("stop.scf", "notime_p=0\nthis line is not a key\niaddress_width_p=17\n");
@@ -270,9 +271,11 @@ static void test_board(void)
 	CHECK(!strcmp(b.isa, "rv32ima_zicsr_zifencei"));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char cmd[64];
+
+	check_args(argc, argv, "Tests for loading encoder parameters from *.scf and INI files.");
 
 	if (!mkdtemp(tmpdir))
 		return 1;

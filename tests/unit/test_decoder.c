@@ -412,8 +412,10 @@ static void test_api(void)
 	free_vector(&v);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests for the reconstruction decoder: API, blocks, events, reference vectors.");
 	test_api();
 	test_reference();
 	test_resync();

@@ -1336,8 +1336,10 @@ static void test_random_streams(void)
 	CHECK(frames > 1000 && losses > 100 && syncs > 100 && truncs > 10 && cross > 10);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests for the streaming deframer: conformance vectors and corrupted copies.");
 	test_api();
 	test_payload_room();
 	test_garbage_start();

@@ -102,7 +102,7 @@ static uint8_t download(struct spoor_fw_dfu *d, const uint8_t *b, size_t len, bo
 	return st[0];
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static struct flash fl;
 	const struct spoor_fw_flash flash = {
@@ -115,6 +115,9 @@ int main(void)
 	uint8_t buf[4096], st[SPOOR_DFU_STATUS_SIZE], state;
 	size_t up = 0;
 	int n;
+
+	check_args(argc, argv,
+		   "Tests for the probe firmware's DFU interface (probe/firmware/core/dfu.h).");
 
 	memcpy(fl.slot[0], v1, SPOOR_PROBE_IMAGE_HEADER + 10000);
 	fl.active = 0;

@@ -869,8 +869,10 @@ static void test_server(void)
 	rig_close(&r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests of the virtual board's debug path: the JTAG TAP, DTM and debug module.");
 	test_tap_states();
 	test_tap_registers();
 	test_dm_control();

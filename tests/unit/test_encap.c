@@ -549,8 +549,9 @@ static void test_sync(void)
 	CHECK_EQ(spoor_encap_sync_run(&c), 34);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv, "Unit tests for the encapsulation codecs (encap.c).");
 	test_defaults();
 	test_config_check();
 	test_kind_names();

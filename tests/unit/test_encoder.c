@@ -1014,8 +1014,10 @@ static void test_round_trips(void)
 	unlink(path);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests for the encoder model: API, the spec's worked examples, round trips.");
 	test_api();
 	test_spec_examples();
 	test_branch_prediction();

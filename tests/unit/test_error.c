@@ -5,8 +5,9 @@
 #include "check.h"
 #include "spoor/error.h"
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv, "Tests for spoor_errstr().");
 	CHECK(!strcmp(spoor_errstr(SPOOR_OK), "success"));
 	/* Every code has its own text, and unknown codes have a fallback. */
 	for (int a = SPOOR_E_LAST; a < 0; a++) {

@@ -152,8 +152,10 @@ static void test_capture(void)
 	run_capture(1 << 16, 50, 1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests for the probe firmware core (fw.h): requests, capture, overflow.");
 	test_requests();
 	test_capture();
 	return check_done();

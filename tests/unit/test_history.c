@@ -203,8 +203,9 @@ static void test_random(void)
 	spoor_history_free(h);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv, "Tests for the bounded execution history (history.h).");
 	test_args();
 	test_ring();
 	test_merge();

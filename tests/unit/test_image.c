@@ -667,9 +667,12 @@ static void test_args(void)
 	spoor_image_free(img);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char cmd[64];
+
+	check_args(argc, argv,
+		   "Tests for program images: ELF segments, symbols, lines, offsets, broken files.");
 
 	if (!mkdtemp(tmpdir))
 		return 1;

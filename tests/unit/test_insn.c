@@ -806,8 +806,10 @@ static void test_random(void)
 	CHECK_EQ(bad, 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests for instruction classification: hand-written encodings, objdump listings.");
 	test_hand_written();
 	test_class_names();
 	test_program_listing(INSN_DIS_RV32, 32);

@@ -1233,8 +1233,10 @@ static void test_api(void)
 	spoor_iss_free(iss);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests for the virtual board's ISS: instruction semantics, traps, CSRs, devices.");
 	test_api();
 	test_alu();
 	test_load_store();

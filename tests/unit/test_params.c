@@ -98,8 +98,10 @@ static void test_check(void)
 	CHECK_EQ(spoor_params_check(&p, &why), SPOOR_E_BAD_CONFIG);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests for encoder parameters: defaults, set/get by name, ranges, checks.");
 	test_defaults();
 	test_set_get();
 	test_check();

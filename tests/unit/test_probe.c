@@ -256,8 +256,10 @@ static void test_images(void)
 	free(buf);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests for the probe's USB protocol (probe.h): payloads, the bulk stream, images.");
 	test_payloads();
 	test_stream();
 	test_images();

@@ -282,8 +282,9 @@ static void test_hex(void)
 	CHECK_EQ(spoor_rsp_unhex("", 0, b, sizeof(b)), 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv, "Tests for the GDB Remote Serial Protocol codec (rsp.h).");
 	test_args();
 	test_kinds();
 	test_errors();

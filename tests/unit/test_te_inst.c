@@ -617,8 +617,10 @@ static void test_addresses(void)
 	CHECK_EQ(spoor_te_branch_map_width(16), 31);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests for the te_inst codec: the spec's worked byte examples and randomized round trips.");
 	test_spec_examples();
 	test_status_bits();
 	test_round_trip();

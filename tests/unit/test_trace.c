@@ -316,8 +316,10 @@ static void test_board(void)
 	CHECK(cfg.options & SPOOR_OPT_JUMP_TARGET_CACHE);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv,
+		   "Tests for the trace pipeline (trace.h): bytes in, blocks and events out.");
 	test_args();
 	test_board();
 	test_reference();
