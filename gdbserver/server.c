@@ -709,7 +709,11 @@ static int monitor_trace(struct session *ss, const char *cmd)
 			path++;
 		if (!*path)
 			return send_error(ss, "spoor: usage: monitor trace save FILE");
-		if (gs_state_save(&srv->st, path))
+		ret = gs_state_save(&srv->st, path);
+		if (ret == SPOOR_E_TOO_BIG)
+			return send_error(ss, "spoor: the trace is longer than the %" PRIu64 " MiB kept "
+					  "for saving", GS_RAW_MAX >> 20);
+		if (ret)
 			return send_error(ss, "spoor: cannot write '%s': %s", path, strerror(errno));
 		gs_text_add(&out, "saved %" PRIu64 " bytes to %s\n", srv->st.bytes, path);
 	} else if (!strcmp(cmd, "start") || !strcmp(cmd, "stop")) {

@@ -2,12 +2,15 @@
 /* The trace behind the server: see state.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,8 +89,16 @@ void gs_state_free(struct gs_state *s)
 /* gs_state_feed() with the lock held. */
 static int feed_locked(struct gs_state *s, const uint8_t *buf, size_t len)
 {
-	if (s->raw && fwrite(buf, 1, len, s->raw) != len)
+	if (s->replay || s->raw_failed || s->raw_full) {
+		/* nothing to keep, or keeping stopped */
+	} else if (s->bytes + len > GS_RAW_MAX) {
+		s->raw_full = true;
+		fprintf(stderr, "spoor gdbserver: the trace passed %" PRIu64 " MiB: 'monitor trace "
+			"save' can no longer save it (capture it with spoor virt --capture or a "
+			"probe)\n", GS_RAW_MAX >> 20);
+	} else if (fwrite(buf, 1, len, s->raw) != len) {
 		s->raw_failed = true;
+	}
 	s->bytes += len;
 	return spoor_trace_feed(s->trace, buf, len);
 }
@@ -105,12 +116,24 @@ int gs_state_feed(struct gs_state *s, const uint8_t *buf, size_t len)
 int gs_state_load_file(struct gs_state *s, const char *path)
 {
 	static uint8_t buf[1 << 16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), ret = 0;
+	struct stat st;
 	ssize_t n;
 
 	if (fd < 0)
 		return SPOOR_E_IO;
+	if (fstat(fd, &st)) {
+		ret = errno;
+		close(fd);
+		errno = ret;
+		return SPOOR_E_IO;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return SPOOR_E_NOT_REGULAR;
+	}
 	pthread_mutex_lock(&s->lock);
+	s->replay = path;
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -255,29 +278,37 @@ bool gs_state_wait_stops(struct gs_state *s, uint64_t stops, int timeout_ms)
 int gs_state_save(struct gs_state *s, const char *path)
 {
 	uint8_t buf[1 << 15];
-	FILE *out;
+	FILE *in, *out;
 	size_t n;
 	int ret = 0;
 
 	pthread_mutex_lock(&s->lock);
-	if (!s->raw || s->raw_failed || fflush(s->raw)) {
+	if (s->raw_full) {
+		ret = SPOOR_E_TOO_BIG;
+		goto unlock;
+	}
+	in = s->replay ? fopen(s->replay, "rb") : s->raw;
+	if (!in || s->raw_failed || fflush(in)) {
 		ret = SPOOR_E_IO;
 		goto unlock;
 	}
 	out = fopen(path, "wb");
 	if (!out) {
 		ret = SPOOR_E_IO;
-		goto unlock;
+		goto close_in;
 	}
-	rewind(s->raw);
-	while ((n = fread(buf, 1, sizeof(buf), s->raw)) > 0)
+	rewind(in);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
 		if (fwrite(buf, 1, n, out) != n)
 			ret = SPOOR_E_IO;
-	if (ferror(s->raw))
+	if (ferror(in))
 		ret = SPOOR_E_IO;
 	if (fclose(out))
 		ret = SPOOR_E_IO;
-	fseek(s->raw, 0, SEEK_END);
+	fseek(in, 0, SEEK_END);
+close_in:
+	if (in != s->raw)
+		fclose(in);
 unlock:
 	pthread_mutex_unlock(&s->lock);
 	return ret;

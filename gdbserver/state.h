@@ -28,8 +28,10 @@ struct gs_state {
 	uint64_t stops;		/* ends of trace decoded (SPOOR_EV_STOP) */
 	uint64_t bytes;		/* bytes fed */
 	uint64_t gaps;		/* decoder gaps and stream sync losses */
-	FILE *raw;		/* every byte fed, in order */
+	FILE *raw;		/* every byte fed from a live source, in order */
 	bool raw_failed;	/* writing it failed: save reports it */
+	bool raw_full;		/* it reached GS_RAW_MAX: save reports it */
+	const char *replay;	/* the capture file fed whole (no copy in raw) */
 	/* The trace port reader. */
 	int tcp_fd;
 	pthread_t thread;
@@ -49,7 +51,14 @@ void gs_state_free(struct gs_state *s);
 /* Runs @len bytes through the pipeline (takes the lock).  Returns 0 or an error. */
 int gs_state_feed(struct gs_state *s, const uint8_t *buf, size_t len);
 
-/* Feeds file @path whole and ends the stream.  Returns 0, SPOOR_E_IO (errno set) or an error. */
+/* At most this many bytes of a live trace are kept for 'monitor trace save'. */
+#define GS_RAW_MAX (UINT64_C(1) << 30)
+
+/*
+ * Feeds the regular file @path whole and ends the stream (a FIFO, device or
+ * directory is refused without reading it).  Returns 0, SPOOR_E_IO (errno
+ * set), SPOOR_E_NOT_REGULAR or a pipeline error.
+ */
 int gs_state_load_file(struct gs_state *s, const char *path);
 
 /*
@@ -67,7 +76,11 @@ void gs_state_stop_tcp(struct gs_state *s);
  */
 bool gs_state_wait_stops(struct gs_state *s, uint64_t stops, int timeout_ms);
 
-/* Writes every byte received so far to @path.  Returns 0 or SPOOR_E_IO. */
+/*
+ * Writes every byte received so far to @path (the replayed file's bytes, or
+ * the live trace's).  Returns 0, SPOOR_E_IO (errno set) or SPOOR_E_TOO_BIG
+ * (a live trace longer than GS_RAW_MAX).
+ */
 int gs_state_save(struct gs_state *s, const char *path);
 
 /*

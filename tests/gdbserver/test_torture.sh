@@ -30,5 +30,12 @@ expect 2 "from 0 to 65535" --port 70000 --elf "$elf"
 expect 2 "nonexistent.cap" --replay /nonexistent.cap --elf "$elf"
 expect 2 "did not open its GDB port" --openocd-cfg /nonexistent.cfg --elf "$elf" --board "$board"
 expect 2 "trace port" --trace-port 127.0.0.1:1 --elf "$elf" --board "$board"
+# Never read without bound: a device or a directory is not a capture.
+expect 2 "/dev/zero: not a regular file" --replay /dev/zero --elf "$elf" --board "$board"
+expect 2 "$tmp: not a regular file" --replay "$tmp" --elf "$elf" --board "$board"
+# The program must fit the board.
+expect 2 "is an RV64 program (ELFCLASS64), but the board's ISA is rv32imac" \
+	--replay "$tmp/cap.bin" --elf "$elf" --board "${board%64.ini}32.ini"
+expect 2 "given twice" --replay "$tmp/cap.bin" --elf "$elf" --board "$board" --board "$board"
 [ "$fail" -eq 0 ] && echo "PASS: bad use"
 exit "$fail"
