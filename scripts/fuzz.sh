@@ -1,11 +1,96 @@
-#!/bin/sh
-# A long libFuzzer campaign on the deframer + te_inst decoder (run by hand).
-# usage: scripts/fuzz.sh [SECONDS]   (default 3600)
-set -eu
+#!/bin/bash
+# A libFuzzer campaign over every parser (run by hand; ctest's fuzz runs are short).
+#
+# usage: scripts/fuzz.sh [-m MINUTES] [-j PARALLEL] [TARGET ...]
+#   MINUTES   per target (default 10)
+#   PARALLEL  targets fuzzed at once, one process each (default 1)
+#   TARGET    stream decode rsp probe params board elf bitbang (default: all)
+#
+# Builds build-fuzz (clang, ASan+UBSan, every library instrumented with
+# -fsanitize=fuzzer-no-link), fuzzes each target from its checked-in seeds
+# and dictionary into a corpus kept in build-fuzz/corpus/TARGET (so a later
+# campaign goes on from there), and prints one line per target:
+#   TARGET: cov START -> END, ft START -> END, RUNS runs in MIN min, crashes: N
+# Crashing inputs are left in build-fuzz/crashes/TARGET/.  Exit status 1 if any
+# target crashed.
+set -u
 cd "$(dirname "$0")/.."
+minutes=10 parallel=1
+while getopts m:j:h o; do
+	case $o in
+	m) minutes=$OPTARG ;;
+	j) parallel=$OPTARG ;;
+	h) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "usage: $0 [-m MINUTES] [-j PARALLEL] [TARGET ...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+targets=${*:-stream decode rsp probe params board elf bitbang}
+V=$(cd .. && pwd)/shared/conformance/etrace-v2
+F=tests/fuzz
+
+# The seeds and options of TARGET (the same as tests/CMakeLists.txt's).
+seeds() {
+	case $1 in
+	stream) echo "$V/encap" ;;
+	decode) echo "$V/itype3_basic" ;;
+	rsp|probe|params|elf|bitbang) echo "$F/$1-seeds" ;;
+	board) echo "$F/board-seeds boards" ;;
+	esac
+}
+options() {
+	case $1 in
+	stream|probe) echo "-max_len=4096" ;;
+	decode) echo "-max_len=2048 -timeout=10" ;;
+	rsp) echo "-max_len=2048" ;;
+	params|board) echo "-max_len=4096 -dict=$F/$1.dict" ;;
+	elf|bitbang) echo "-max_len=65536 -dict=$F/$1.dict" ;;
+	esac
+}
+
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DSPOOR_SANITIZE=ON -DSPOOR_FUZZ=ON \
-	-DCMAKE_BUILD_TYPE=Debug >/dev/null
-cmake --build build-fuzz --target fuzz_stream
-mkdir -p build-fuzz/corpus
-exec ./build-fuzz/tests/fuzz_stream -max_total_time="${1:-3600}" -max_len=4096 \
-	-jobs="$(nproc)" -workers="$(nproc)" build-fuzz/corpus ../shared/conformance/etrace-v2/encap
+	-DCMAKE_BUILD_TYPE=Debug >/dev/null || exit 2
+for t in $targets; do
+	cmake --build build-fuzz --target "fuzz_$t" >/dev/null || exit 2
+done
+
+# Fuzzes target $1 for $minutes minutes; writes its log.
+run() {
+	local t=$1 corpus=build-fuzz/corpus/$1 crashes=build-fuzz/crashes/$1
+	mkdir -p "$corpus" "$crashes"
+	# shellcheck disable=SC2046
+	./build-fuzz/tests/fuzz_"$t" -max_total_time=$((minutes * 60)) -print_final_stats=1 \
+		-artifact_prefix="$crashes/" $(options "$t") "$corpus" $(seeds "$t") \
+		>"build-fuzz/fuzz-$t.log" 2>&1
+}
+
+# One line from the log of target $1.
+report() {
+	local log=build-fuzz/fuzz-$1.log first last
+	first=$(grep -m1 'INITED cov:' "$log")
+	last=$(grep -E '^#[0-9]+.*cov:' "$log" | tail -1)
+	printf '%s: cov %s -> %s, ft %s -> %s, %s runs in %s min, crashes: %s\n' "$1" \
+		"$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$first")" \
+		"$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$last")" \
+		"$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<<"$first")" \
+		"$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<<"$last")" \
+		"$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")" "$minutes" \
+		"$(find "build-fuzz/crashes/$1" -type f | wc -l)"
+}
+
+running=0
+for t in $targets; do
+	run "$t" &
+	running=$((running + 1))
+	if [ "$running" -ge "$parallel" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+status=0
+for t in $targets; do
+	report "$t"
+	[ -z "$(find "build-fuzz/crashes/$t" -type f)" ] || status=1
+done
+exit $status

@@ -12,9 +12,9 @@ int main(int argc, char **argv)
 	int runs = 0;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: %s FILE...\nRuns the libFuzzer target over each FILE (under a few "
-		       "configuration prefixes),\nfor builds without libFuzzer; prints the number "
-		       "of runs.\n", argv[0]);
+		printf("usage: %s FILE...\nRuns the libFuzzer target over each FILE, as it is and "
+		       "under a few configuration\nprefixes, for builds without libFuzzer; prints "
+		       "the number of runs.\n", argv[0]);
 		return 0;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -27,7 +27,9 @@ int main(int argc, char **argv)
 		}
 		n = fread(buf, 1, sizeof(buf), f);
 		fclose(f);
-		/* Each file with each of a few configuration prefixes. */
+		/* Each file as it is, then with each of a few configuration prefixes. */
+		LLVMFuzzerTestOneInput(buf, n);
+		runs++;
 		for (unsigned cfg = 0; cfg < 64 && n >= 4; cfg++) {
 			unsigned char save[4] = { buf[0], buf[1], buf[2], buf[3] };
 

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: encoder parameter files (*.scf and INI) through
+ * spoor_params_load().  Beyond the sanitizers: a file that loads gives
+ * consistent parameters, and every message is printable (the file's bytes
+ * quoted escaped) and names the file.
+ */
+#include "conf_fuzz.h"	/* first: it defines _GNU_SOURCE */
+
+#include <string.h>
+
+#include "spoor/config_file.h"
+#include "spoor/error.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct spoor_params p;
+	struct spoor_diag d;
+	char path[64];
+	int fd = fuzz_file(data, size, path, sizeof(path));
+	int ret;
+
+	spoor_params_init(&p);
+	ret = spoor_params_load(&p, path, &d);
+	if (!ret) {
+		REQUIRE(!spoor_params_check(&p, NULL));
+	} else {
+		REQUIRE(ret < 0 && ret >= SPOOR_E_LAST);
+		REQUIRE(!strncmp(d.msg, path, strlen(path)));
+		fuzz_check_message(d.msg);
+	}
+	close(fd);
+	return 0;
+}
