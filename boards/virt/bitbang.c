@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * remote_bitbang TCP server for the virtual board's TAP: non-blocking
- * sockets, one client at a time, answers sent as soon as a chunk of bytes
- * has been handled.
+ * sockets, one client served at a time, answers sent as soon as a chunk of
+ * bytes has been handled.  Every pending connection is accepted at once: a
+ * newcomer takes the port over from a client that has been silent for
+ * SPOOR_BITBANG_IDLE_MS, and is closed at once while the client is busy.
  */
+#define _GNU_SOURCE	/* accept4 */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "spoor/error.h"
@@ -24,6 +28,7 @@ struct spoor_bitbang {
 	struct spoor_jtag *tap;
 	int listen_fd;
 	int client_fd;		/* -1: no client */
+	uint64_t client_seen;	/* when the client last sent bytes (ms, monotonic) */
 	unsigned port;
 	uint8_t out[CHUNK];	/* answers not sent yet */
 	size_t out_len;
@@ -85,8 +90,19 @@ static int set_nonblock(int fd)
 	return 0;
 }
 
-/* Opens a non-blocking socket listening on 127.0.0.1:@port (the port in
- * *@bound); returns it or SPOOR_E_IO. */
+/* Milliseconds on the monotonic clock. */
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * Opens a non-blocking socket listening on 127.0.0.1:@port (the port in
+ * *@bound) with a full backlog; returns the fd or SPOOR_E_IO (errno set).
+ */
 static int listen_on(unsigned port, unsigned *bound)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -94,13 +110,13 @@ static int listen_on(unsigned port, unsigned *bound)
 	int one = 1;
 	int fd;
 
-	fd = socket(AF_INET, SOCK_STREAM, 0);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return SPOOR_E_IO;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sa.sin_port = htons((uint16_t)port);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 1) < 0 ||
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, SOMAXCONN) < 0 ||
 	    set_nonblock(fd) || getsockname(fd, (struct sockaddr *)&sa, &sl) < 0) {
 		int err = errno;
 
@@ -124,7 +140,10 @@ int spoor_bitbang_open(struct spoor_jtag *tap, unsigned port, struct spoor_bitba
 		return SPOOR_E_NOMEM;
 	fd = listen_on(port, &bb->port);
 	if (fd < 0) {
+		int err = errno;
+
 		free(bb);
+		errno = err;
 		return fd;
 	}
 	bb->tap = tap;
@@ -159,25 +178,43 @@ unsigned spoor_bitbang_port(const struct spoor_bitbang *bb)
 	return bb ? bb->port : 0;
 }
 
-/* Accepts a waiting client; returns an enum spoor_bitbang_event or SPOOR_E_IO. */
-static int accept_client(struct spoor_bitbang *bb)
+/*
+ * Accepts every waiting connection: the first becomes the client when there
+ * is none or the client has been idle for SPOOR_BITBANG_IDLE_MS (it is
+ * closed: a take-over), the others are closed.  Returns the strongest event
+ * (SPOOR_BITBANG_TAKEOVER > SPOOR_BITBANG_ACTIVE > SPOOR_BITBANG_REFUSED >
+ * SPOOR_BITBANG_NONE) or SPOOR_E_IO.
+ */
+static int accept_clients(struct spoor_bitbang *bb)
 {
-	int one = 1;
-	int fd = accept(bb->listen_fd, NULL, NULL);
+	int ret = SPOOR_BITBANG_NONE, one = 1;
 
-	if (fd < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
-		    errno == ECONNABORTED)
-			return SPOOR_BITBANG_NONE;
-		return SPOOR_E_IO;
+	for (;;) {
+		int fd = accept4(bb->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		uint64_t now = now_ms();
+
+		if (fd < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
+			    errno == ECONNABORTED)
+				return ret;
+			return errno == EMFILE || errno == ENFILE ? ret : SPOOR_E_IO;
+		}
+		if (bb->client_fd >= 0 && now - bb->client_seen < SPOOR_BITBANG_IDLE_MS) {
+			close(fd);	/* the client is busy: it keeps the port */
+			if (ret == SPOOR_BITBANG_NONE)
+				ret = SPOOR_BITBANG_REFUSED;
+			continue;
+		}
+		if (bb->client_fd >= 0) {
+			drop_client(bb);
+			ret = SPOOR_BITBANG_TAKEOVER;
+		} else if (ret != SPOOR_BITBANG_TAKEOVER) {
+			ret = SPOOR_BITBANG_ACTIVE;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		bb->client_fd = fd;
+		bb->client_seen = now;
 	}
-	if (set_nonblock(fd)) {
-		close(fd);
-		return SPOOR_BITBANG_NONE;
-	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	bb->client_fd = fd;
-	return SPOOR_BITBANG_ACTIVE;
 }
 
 /* Sends pending answers; returns 0, 1 if some remain, or -1 (connection lost). */
@@ -211,6 +248,7 @@ static int serve_client(struct spoor_bitbang *bb)
 		return SPOOR_BITBANG_NONE;
 	if (n <= 0)
 		return drop_client(bb);
+	bb->client_seen = now_ms();
 	a = spoor_bitbang_process(bb->tap, in, (size_t)n, bb->out, &quit);
 	bb->out_len = (size_t)a;
 	bb->out_off = 0;
@@ -219,40 +257,37 @@ static int serve_client(struct spoor_bitbang *bb)
 	return SPOOR_BITBANG_ACTIVE;
 }
 
-/* Waits up to @timeout_ms for @events on @fd; returns the revents, 0, or SPOOR_E_IO. */
-static int wait_fd(int fd, short events, int timeout_ms)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-	int r = poll(&p, 1, timeout_ms);
-
-	if (r < 0)
-		return errno == EINTR ? 0 : SPOOR_E_IO;
-	return r ? p.revents : 0;
-}
-
 int spoor_bitbang_poll(struct spoor_bitbang *bb, int timeout_ms)
 {
-	int ev;
+	struct pollfd p[2];
+	int n, ev = SPOOR_BITBANG_NONE, cev;
 
 	if (!bb)
 		return SPOOR_E_INVAL;
-	if (bb->client_fd < 0) {
-		ev = wait_fd(bb->listen_fd, POLLIN, timeout_ms);
-		if (ev <= 0)
-			return ev;
-		return accept_client(bb);
-	}
-	ev = wait_fd(bb->client_fd, bb->out_len ? POLLOUT : POLLIN, timeout_ms);
-	if (ev < 0)
-		return drop_client(bb);
-	if (!ev)
+	p[0] = (struct pollfd){ .fd = bb->listen_fd, .events = POLLIN };
+	p[1] = (struct pollfd){ .fd = bb->client_fd, .events = bb->out_len ? POLLOUT : POLLIN };
+	n = poll(p, bb->client_fd >= 0 ? 2 : 1, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? SPOOR_BITBANG_NONE : SPOOR_E_IO;
+	if (!n)
 		return SPOOR_BITBANG_NONE;
-	if (bb->out_len) {
-		int r = flush_out(bb);
-
-		if (r < 0)
-			return drop_client(bb);
-		return SPOOR_BITBANG_ACTIVE;
+	/* The client first: a take-over below would close it. */
+	if (bb->client_fd >= 0 && p[1].revents) {
+		if (!bb->out_len)
+			ev = serve_client(bb);
+		else if (flush_out(bb) < 0)
+			ev = drop_client(bb);
+		else
+			ev = SPOOR_BITBANG_ACTIVE;
 	}
-	return serve_client(bb);
+	if (p[0].revents) {
+		cev = accept_clients(bb);
+		if (cev < 0)
+			return cev;
+		/* A new client outranks the old one's end. */
+		if (cev == SPOOR_BITBANG_TAKEOVER || cev == SPOOR_BITBANG_ACTIVE ||
+		    ev == SPOOR_BITBANG_NONE)
+			ev = cev;
+	}
+	return ev;
 }

@@ -2,7 +2,13 @@
 /*
  * A remote_bitbang server (the TCP protocol of OpenOCD's remote_bitbang
  * adapter driver) for the virtual board's TAP.  It listens on 127.0.0.1
- * only and serves one client at a time; every byte is one operation:
+ * only and serves one client at a time.  Every connection that arrives is
+ * accepted at once; while the client sends bytes it keeps the port (a
+ * newcomer is closed at once), but a client silent for SPOOR_BITBANG_IDLE_MS
+ * is closed when another connects, and the newcomer takes over — so an idle
+ * connection cannot lock OpenOCD out (OpenOCD polls the target every 100 ms
+ * while it is attached, so it is never idle that long).  Every byte is one
+ * operation:
  *
  *   '0'-'7'  set TCK, TMS, TDI to bits 2, 1, 0 of (byte - '0')
  *   'R'      read TDO: answered with '0' or '1'
@@ -27,11 +33,16 @@ extern "C" {
 
 struct spoor_bitbang;
 
+/* How long a client must be silent before a newcomer may take the port over. */
+#define SPOOR_BITBANG_IDLE_MS 1000
+
 /* What spoor_bitbang_poll() saw (non-negative return values). */
 enum spoor_bitbang_event {
 	SPOOR_BITBANG_NONE = 0,		/* nothing happened */
 	SPOOR_BITBANG_ACTIVE,		/* a client connected, or bytes were handled */
 	SPOOR_BITBANG_QUIT,		/* the client sent 'Q' or disconnected */
+	SPOOR_BITBANG_TAKEOVER,		/* a newcomer replaced an idle client (closed) */
+	SPOOR_BITBANG_REFUSED,		/* a newcomer was closed: the client is busy */
 };
 
 /*
@@ -49,9 +60,9 @@ void spoor_bitbang_close(struct spoor_bitbang *bb);
 unsigned spoor_bitbang_port(const struct spoor_bitbang *bb);
 
 /*
- * Waits up to @timeout_ms (0: not at all, negative: without limit) for a
- * client or for bytes, then accepts the client or handles every byte that
- * arrived and sends the answers.  Returns an enum spoor_bitbang_event, or
+ * Waits up to @timeout_ms (0: not at all, negative: without limit) for
+ * connections or bytes, then accepts the connections (see above) and
+ * handles every byte that arrived and sends the answers.  Returns an enum spoor_bitbang_event, or
  * SPOOR_E_IO (errno set) if the listening socket failed; a failing
  * connection is closed and reported as SPOOR_BITBANG_QUIT.  A signal ends
  * the wait early (SPOOR_BITBANG_NONE).

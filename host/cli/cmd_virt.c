@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bitbang.h"
@@ -34,6 +35,16 @@
 #define BATCH_QUIET 200000
 #define BATCH_BUSY 2000
 #define IDLE_WAIT_MS 100
+#define MAX_TRACE_CLIENTS 64		/* probes served at once on the trace port */
+#define CLIENT_BACKLOG (4u << 20)	/* bytes a slow client may fall behind */
+
+/* A probe on the trace port: the stream from its join point. */
+struct trace_client {
+	int fd;
+	uint8_t *buf;		/* bytes not sent yet: buf[off, len) */
+	size_t len, off, cap;
+	char name[32];		/* the peer, "127.0.0.1:PORT" */
+};
 
 struct virt {
 	struct spoor_board board;
@@ -45,8 +56,13 @@ struct virt {
 	uint64_t entry;		/* the program's entry point */
 	struct spoor_iss *iss;
 	struct spoor_vtrace *tr;
-	int trace_listen, trace_client;
+	int trace_listen;
+	struct trace_client clients[MAX_TRACE_CLIENTS];
+	unsigned nclients;
 	FILE *capture_f;
+	uint64_t capture_limit;	/* 0: none */
+	uint64_t captured;	/* bytes written to the capture */
+	bool capture_full, capture_failed;
 	uint64_t dropped;	/* trace bytes with no probe attached */
 };
 
@@ -70,18 +86,52 @@ static void virt_usage(FILE *out)
 	      "                       at the program's entry, tracing on)\n"
 	      "  --trace-on-start     enable tracing to the trace port at the program's entry,\n"
 	      "                       as a debugger writing the trace control registers would\n"
-	      "  --capture FILE       also write the trace port's bytes to FILE\n"
+	      "  --capture FILE       also write the trace port's bytes to FILE (every byte is\n"
+	      "                       kept when spoor virt is stopped by any signal it can catch)\n"
+	      "  --capture-limit SIZE stop writing the capture at SIZE bytes (suffix k, M, G)\n"
 	      "  --exit               exit when the program exits (with its code)\n"
 	      "  --wait-probe         hold the hart until a probe connects to the trace port\n"
 	      "  -h, --help           this help\n"
 	      "Prints the ports it listens on (127.0.0.1 only), then the UART output.\n"
-	      "Ctrl-C stops it.\n", out);
+	      "The trace port serves up to 64 probes at once, each from the point it joins;\n"
+	      "one that falls 4 MiB behind is disconnected.  On the JTAG port a newcomer\n"
+	      "takes over from a client silent for a second (closing it), and is closed at\n"
+	      "once while the client is busy.  Ctrl-C (or SIGTERM, SIGHUP) stops it.\n"
+	      "\nExit status: with --exit, the program's exit code; else 0, or 2 after an\n"
+	      "error (bad usage, program or board, a port in use, a failed capture write).\n",
+	      out);
 }
 
 enum {
 	OPT_BOARD = 256, OPT_JTAG_PORT, OPT_TRACE_PORT, OPT_HALT, OPT_TRACE_ON, OPT_CAPTURE,
-	OPT_EXIT, OPT_WAIT_PROBE,
+	OPT_EXIT, OPT_WAIT_PROBE, OPT_CAPTURE_LIMIT,
 };
+
+/* Parses "SIZE[k|M|G]" (bytes); returns false after a message. */
+static bool parse_size(const char *opt, const char *arg, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (*end == 'k' || *end == 'K')
+		shift = 10;
+	else if (*end == 'M')
+		shift = 20;
+	else if (*end == 'G')
+		shift = 30;
+	if (shift)
+		end++;
+	if (errno || end == arg || *end || *arg == '-' || !v || v > (~0ull >> shift)) {
+		fprintf(stderr, "spoor virt: %s: '%s' is not a size (a number of bytes, with k, M "
+			"or G after it)\n", opt, arg);
+		return false;
+	}
+	*out = (uint64_t)v << shift;
+	return true;
+}
 
 /* Parses the command line; returns 0, -1 (help shown) or an exit status. */
 static int parse_args(struct virt *v, int argc, char **argv)
@@ -95,6 +145,7 @@ static int parse_args(struct virt *v, int argc, char **argv)
 		{ "capture", required_argument, NULL, OPT_CAPTURE },
 		{ "exit", no_argument, NULL, OPT_EXIT },
 		{ "wait-probe", no_argument, NULL, OPT_WAIT_PROBE },
+		{ "capture-limit", required_argument, NULL, OPT_CAPTURE_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,16 +158,20 @@ static int parse_args(struct virt *v, int argc, char **argv)
 		switch (c) {
 		case OPT_BOARD:
 			v->board_path = optarg;
+			if (v->board_path && strcmp(v->board_path, optarg)) {
+				fprintf(stderr, "spoor virt: --board given twice\n");
+				return CLI_EXIT_ERROR;
+			}
 			if (spoor_board_load(&v->board, optarg, &diag)) {
 				fprintf(stderr, "spoor virt: %s\n", diag.msg);
-				return 1;
+				return CLI_EXIT_ERROR;
 			}
 			break;
 		case OPT_JTAG_PORT:
 		case OPT_TRACE_PORT:
 			if (!cli_parse_uint("virt", c == OPT_JTAG_PORT ? "--jtag-port" : "--trace-port",
 					    optarg, 0, 65535, &n))
-				return 2;
+				return CLI_EXIT_ERROR;
 			*(c == OPT_JTAG_PORT ? &v->jtag_port : &v->trace_port) = (unsigned)n;
 			break;
 		case OPT_HALT:
@@ -134,6 +189,10 @@ static int parse_args(struct virt *v, int argc, char **argv)
 		case OPT_WAIT_PROBE:
 			v->wait_probe = true;
 			break;
+		case OPT_CAPTURE_LIMIT:
+			if (!parse_size("--capture-limit", optarg, &v->capture_limit))
+				return CLI_EXIT_ERROR;
+			break;
 		case 'h':
 			virt_usage(stdout);
 			return -1;
@@ -143,7 +202,11 @@ static int parse_args(struct virt *v, int argc, char **argv)
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "spoor virt: expected one program (prog.elf); try 'spoor virt --help'\n");
-		return 2;
+		return CLI_EXIT_ERROR;
+	}
+	if (v->capture_limit && !v->capture) {
+		fprintf(stderr, "spoor virt: --capture-limit without --capture\n");
+		return CLI_EXIT_ERROR;
 	}
 	v->elf = argv[optind];
 	return 0;
@@ -151,7 +214,7 @@ static int parse_args(struct virt *v, int argc, char **argv)
 
 /* ---- the trace port -------------------------------------------------------- */
 
-/* Opens the trace port's listening socket on 127.0.0.1; returns 0 or an errno. */
+/* Opens the trace port's listening socket on 127.0.0.1; returns 0 or -1 (errno set). */
 static int trace_listen(struct virt *v)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
@@ -160,58 +223,181 @@ static int trace_listen(struct virt *v)
 
 	v->trace_listen = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (v->trace_listen < 0)
-		return errno;
+		return -1;
 	setsockopt(v->trace_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a.sin_port = htons((uint16_t)v->trace_port);
 	if (bind(v->trace_listen, (struct sockaddr *)&a, sizeof(a)) ||
-	    listen(v->trace_listen, 1) ||
+	    listen(v->trace_listen, SOMAXCONN) ||
 	    getsockname(v->trace_listen, (struct sockaddr *)&a, &len))
-		return errno;
+		return -1;
 	v->trace_port = ntohs(a.sin_port);
 	return 0;
 }
 
-/* Accepts a probe on the trace port (one at a time). */
-static void trace_accept(struct virt *v)
+/* Closes client @i (the last one takes its place); @why (may be NULL) is said on stderr. */
+static void client_drop(struct virt *v, unsigned i, const char *why)
 {
-	int fd = accept4(v->trace_listen, NULL, NULL, SOCK_CLOEXEC);
-	int one = 1;
+	struct trace_client *c = &v->clients[i];
 
-	if (fd < 0)
-		return;
-	if (v->trace_client >= 0) {
-		close(fd);	/* one probe at a time */
-		return;
-	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	v->trace_client = fd;
+	if (why)
+		fprintf(stderr, "spoor virt: trace client %s %s: disconnected\n", c->name, why);
+	close(c->fd);
+	free(c->buf);
+	*c = v->clients[--v->nclients];
+	memset(&v->clients[v->nclients], 0, sizeof(*c));
 }
 
-/* The PIB sink's bytes: to the probe, and to the capture file. */
-static void pib_out(void *ctx, const uint8_t *b, size_t n)
+/* Accepts every probe waiting on the trace port. */
+static void trace_accept(struct virt *v)
 {
-	struct virt *v = ctx;
-	size_t done = 0;
+	struct sockaddr_in peer;
+	socklen_t len = sizeof(peer);
+	int fd, one = 1;
 
-	if (v->capture_f && fwrite(b, 1, n, v->capture_f) != n)
-		fprintf(stderr, "spoor virt: writing %s: %s\n", v->capture, strerror(errno));
-	if (v->trace_client < 0) {
-		v->dropped += n;	/* the pins toggle with no probe on them */
-		return;
+	while ((fd = accept4(v->trace_listen, (struct sockaddr *)&peer, &len,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		struct trace_client *c;
+
+		if (v->nclients == MAX_TRACE_CLIENTS) {
+			fprintf(stderr, "spoor virt: trace port: already %d clients; one more "
+				"refused\n", MAX_TRACE_CLIENTS);
+			close(fd);
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c = &v->clients[v->nclients++];
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+		snprintf(c->name, sizeof(c->name), "127.0.0.1:%u", ntohs(peer.sin_port));
+		len = sizeof(peer);
 	}
-	while (done < n) {
-		ssize_t w = send(v->trace_client, b + done, n - done, MSG_NOSIGNAL);
+}
+
+/* Sends what client @i has pending; returns 0, or -1 when it was dropped. */
+static int client_flush(struct virt *v, unsigned i)
+{
+	struct trace_client *c = &v->clients[i];
+
+	while (c->off < c->len) {
+		ssize_t w = send(c->fd, c->buf + c->off, c->len - c->off, MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
 			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
 		if (w <= 0) {
-			close(v->trace_client);
-			v->trace_client = -1;
-			return;
+			client_drop(v, i, NULL);	/* it went away */
+			return -1;
 		}
-		done += (size_t)w;
+		c->off += (size_t)w;
 	}
+	c->off = c->len = 0;
+	return 0;
+}
+
+/*
+ * Queues @n bytes for client @i and sends what the socket takes; a client
+ * more than CLIENT_BACKLOG behind is dropped.  Returns 0 or -1 (dropped).
+ */
+static int client_send(struct virt *v, unsigned i, const uint8_t *b, size_t n)
+{
+	struct trace_client *c = &v->clients[i];
+
+	if (c->len - c->off + n > CLIENT_BACKLOG) {
+		client_drop(v, i, "fell more than 4 MiB behind the trace");
+		return -1;
+	}
+	if (c->off && c->len + n > c->cap) {
+		memmove(c->buf, c->buf + c->off, c->len - c->off);
+		c->len -= c->off;
+		c->off = 0;
+	}
+	if (c->len + n > c->cap) {
+		size_t cap = c->cap ? c->cap : 65536;
+		uint8_t *nb;
+
+		while (cap < c->len + n)
+			cap *= 2;
+		nb = realloc(c->buf, cap);
+		if (!nb) {
+			client_drop(v, i, "cannot be buffered (out of memory)");
+			return -1;
+		}
+		c->buf = nb;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->len, b, n);
+	c->len += n;
+	return client_flush(v, i);
+}
+
+/* Writes @n trace bytes to the capture file, within its limit. */
+static void capture_write(struct virt *v, const uint8_t *b, size_t n)
+{
+	if (!v->capture_f || v->capture_full || v->capture_failed)
+		return;
+	if (v->capture_limit && v->captured + n > v->capture_limit) {
+		v->capture_full = true;
+		fprintf(stderr, "spoor virt: capture limit of %" PRIu64 " bytes reached; the rest "
+			"of the trace is not saved in %s\n", v->capture_limit, v->capture);
+		return;
+	}
+	if (fwrite(b, 1, n, v->capture_f) != n) {
+		v->capture_failed = true;
+		fprintf(stderr, "spoor virt: writing %s: %s\n", v->capture, strerror(errno));
+		return;
+	}
+	v->captured += n;
+}
+
+/* The PIB sink's bytes: to every probe, and to the capture file. */
+static void pib_out(void *ctx, const uint8_t *b, size_t n)
+{
+	struct virt *v = ctx;
+
+	capture_write(v, b, n);
+	if (!v->nclients) {
+		v->dropped += n;	/* the pins toggle with no probe on them */
+		return;
+	}
+	for (unsigned i = v->nclients; i-- > 0;)
+		client_send(v, i, b, n);
+}
+
+/* Serves the trace port for up to @timeout_ms: new probes, pending bytes, closed peers. */
+static void trace_poll(struct virt *v, int timeout_ms)
+{
+	struct pollfd p[MAX_TRACE_CLIENTS + 1];
+	unsigned n = v->nclients;
+	uint8_t junk[512];
+
+	p[0] = (struct pollfd){ .fd = v->trace_listen, .events = POLLIN };
+	for (unsigned i = 0; i < n; i++)
+		p[i + 1] = (struct pollfd){ .fd = v->clients[i].fd,
+					    .events = POLLIN | (v->clients[i].len ? POLLOUT : 0) };
+	if (poll(p, n + 1, timeout_ms) <= 0)
+		return;
+	/* From the last: a dropped client is replaced by the last one. */
+	for (unsigned i = n; i-- > 0;) {
+		if (!p[i + 1].revents)
+			continue;
+		if (p[i + 1].revents & POLLIN) {
+			/* A probe sends nothing; a read of 0 is its close. */
+			ssize_t r = recv(v->clients[i].fd, junk, sizeof(junk), 0);
+
+			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
+				client_drop(v, i, NULL);
+				continue;
+			}
+		}
+		if (p[i + 1].revents & (POLLERR | POLLHUP))
+			client_drop(v, i, NULL);
+		else if (p[i + 1].revents & POLLOUT)
+			client_flush(v, i);
+	}
+	if (p[0].revents)
+		trace_accept(v);
 }
 
 /* The trace unit's register window as an ISS device. */
@@ -268,6 +454,24 @@ static uint32_t hw_features(const struct spoor_board *b)
 
 /* ---- the board --------------------------------------------------------------- */
 
+/* Why program @path could not be used (@err: the ISS's error), for a message. */
+static const char *elf_problem(const char *path, int err)
+{
+	static char msg[512];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		snprintf(msg, sizeof(msg), "cannot open '%s': %s", path, strerror(errno));
+	else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		snprintf(msg, sizeof(msg), "'%s' is not a regular file", path);
+	else
+		snprintf(msg, sizeof(msg), "'%s': %s", path, spoor_errstr(err));
+	if (fd >= 0)
+		close(fd);
+	return msg;
+}
+
 /* Builds the board; returns 0 or an exit status (message printed). */
 static int build(struct virt *v)
 {
@@ -278,27 +482,29 @@ static int build(struct virt *v)
 	uint64_t entry = 0;
 
 	if (xlen < 0) {
-		fprintf(stderr, "spoor virt: %s: %s\n", v->elf, spoor_errstr(xlen));
-		return 1;
+		fprintf(stderr, "spoor virt: %s\n", elf_problem(v->elf, xlen));
+		return CLI_EXIT_ERROR;
 	}
 	if (!v->board_path && (unsigned)xlen != v->board.xlen) {
 		v->board.xlen = (unsigned)xlen;
 		v->board.params.iaddress_width_p = (unsigned)xlen;
 	}
 	if ((unsigned)xlen != v->board.xlen) {
-		fprintf(stderr, "spoor virt: %s is RV%d, the board %s is RV%u\n", v->elf, xlen,
-			v->board_path, v->board.xlen);
-		return 1;
+		fprintf(stderr, "spoor virt: '%s' is an RV%d program (ELFCLASS%d), but the board's "
+			"ISA is %s (%s)\n", v->elf, xlen, xlen, v->board.isa, v->board_path);
+		return CLI_EXIT_ERROR;
 	}
 	icfg.xlen = v->board.xlen;
 	icfg.ram_size = v->board.ram_size;
 	v->iss = spoor_iss_new(&icfg);
-	if (!v->iss)
-		return 1;
+	if (!v->iss) {
+		fprintf(stderr, "spoor virt: cannot build the board: out of memory\n");
+		return CLI_EXIT_ERROR;
+	}
 	err = spoor_iss_load_elf(v->iss, v->elf, &entry);
 	if (err) {
-		fprintf(stderr, "spoor virt: %s: %s\n", v->elf, spoor_errstr(err));
-		return 1;
+		fprintf(stderr, "spoor virt: %s\n", elf_problem(v->elf, err));
+		return CLI_EXIT_ERROR;
 	}
 	tcfg.params = &v->board.params;
 	tcfg.encap = v->board.encap;
@@ -312,7 +518,7 @@ static int build(struct virt *v)
 	    spoor_iss_add_device(v->iss, v->board.trace_base, SPOOR_VTRACE_SIZE, &dev)) {
 		fprintf(stderr, "spoor virt: cannot map the trace registers at 0x%" PRIx64 "\n",
 			v->board.trace_base);
-		return 1;
+		return CLI_EXIT_ERROR;
 	}
 	spoor_iss_set_hook(v->iss, spoor_vtrace_event, v->tr);
 	v->entry = entry;
@@ -333,26 +539,32 @@ static int serve(struct virt *v, struct spoor_dm *dm, struct spoor_bitbang *bb)
 	int status = 0;
 
 	while (!stop_requested) {
-		struct pollfd pfd = { .fd = v->trace_listen, .events = POLLIN };
 		int ev = spoor_bitbang_poll(bb, running ? 0 : IDLE_WAIT_MS);
 		int r;
 
-		if (poll(&pfd, 1, v->wait_probe && v->trace_client < 0 ? IDLE_WAIT_MS : 0) > 0)
-			trace_accept(v);
-		if (v->wait_probe && v->trace_client < 0)
-			continue;	/* the hart waits for the probe */
+		trace_poll(v, v->wait_probe && !v->nclients ? IDLE_WAIT_MS : 0);
+		if (v->capture_failed)
+			return CLI_EXIT_ERROR;
+		if (ev == SPOOR_BITBANG_TAKEOVER)
+			fprintf(stderr, "spoor virt: jtag: a new client took over from one silent for "
+				"%d ms (closed)\n", SPOOR_BITBANG_IDLE_MS);
+		else if (ev == SPOOR_BITBANG_REFUSED)
+			fprintf(stderr, "spoor virt: jtag: a new client was refused: the port is in "
+				"use\n");
+		if (v->wait_probe && !v->nclients)
+			continue;	/* the hart waits for a probe */
 		if (v->wait_probe && v->trace_on_start) {
 			v->trace_on_start = false;
 			trace_on(v);
 		}
 		if (ev < 0) {
 			fprintf(stderr, "spoor virt: jtag: %s\n", spoor_errstr(ev));
-			return 1;
+			return CLI_EXIT_ERROR;
 		}
 		r = spoor_dm_run(dm, ev ? BATCH_BUSY : BATCH_QUIET);
 		if (r < 0) {
 			fprintf(stderr, "spoor virt: %s\n", spoor_errstr(r));
-			return 1;
+			return CLI_EXIT_ERROR;
 		}
 		running = r == SPOOR_ISS_STOP_COUNT || r == SPOOR_ISS_STOP_RESET;
 		if (r == SPOOR_ISS_STOP_EXIT && !exited) {
@@ -378,9 +590,11 @@ int cmd_virt(int argc, char **argv)
 	struct virt *v = calloc(1, sizeof(*v));
 	int status, err;
 
-	if (!v)
-		return 1;
-	v->trace_listen = v->trace_client = -1;
+	if (!v) {
+		fprintf(stderr, "spoor virt: out of memory\n");
+		return CLI_EXIT_ERROR;
+	}
+	v->trace_listen = -1;
 	spoor_board_init(&v->board);
 	status = parse_args(v, argc, argv);
 	if (status)
@@ -390,26 +604,39 @@ int cmd_virt(int argc, char **argv)
 		if (!v->capture_f) {
 			fprintf(stderr, "spoor virt: cannot write '%s': %s\n", v->capture,
 				strerror(errno));
-			status = 1;
+			status = CLI_EXIT_ERROR;
 			goto out;
 		}
 	}
 	status = build(v);
 	if (status)
 		goto out;
-	status = 1;
+	status = CLI_EXIT_ERROR;
 	dm = spoor_dm_new(v->iss);
 	tap = dm ? spoor_jtag_new(dm, SPOOR_JTAG_IDCODE) : NULL;
-	if (!tap)
-		goto out;
-	err = spoor_bitbang_open(tap, v->jtag_port, &bb);
-	if (err || trace_listen(v)) {
-		fprintf(stderr, "spoor virt: cannot listen on 127.0.0.1: %s\n", strerror(errno));
+	if (!tap) {
+		fprintf(stderr, "spoor virt: cannot build the debug module: out of memory\n");
 		goto out;
 	}
+	err = spoor_bitbang_open(tap, v->jtag_port, &bb);
+	if (err) {
+		fprintf(stderr, "spoor virt: cannot listen on 127.0.0.1:%u (--jtag-port): %s\n",
+			v->jtag_port, err == SPOOR_E_IO ? strerror(errno) : spoor_errstr(err));
+		goto out;
+	}
+	if (trace_listen(v)) {
+		fprintf(stderr, "spoor virt: cannot listen on 127.0.0.1:%u (--trace-port): %s\n",
+			v->trace_port, strerror(errno));
+		goto out;
+	}
+	/* Every signal that ends the run ends it through serve(): the capture is kept whole. */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	printf("jtag: 127.0.0.1:%u\ntrace: 127.0.0.1:%u (%s)\ntrace control: 0x%" PRIx64 "\n",
 	       spoor_bitbang_port(bb), v->trace_port, spoor_encap_kind_name(v->board.encap.kind),
@@ -420,12 +647,12 @@ int cmd_virt(int argc, char **argv)
 		fprintf(stderr, "spoor virt: %" PRIu64 " trace bytes went out with no probe "
 			"connected\n", v->dropped);
 out:
-	if (v->capture_f && fclose(v->capture_f)) {
+	if (v->capture_f && fclose(v->capture_f) && !v->capture_failed) {
 		fprintf(stderr, "spoor virt: writing '%s': %s\n", v->capture, strerror(errno));
-		status = 1;
+		status = CLI_EXIT_ERROR;
 	}
-	if (v->trace_client >= 0)
-		close(v->trace_client);
+	while (v->nclients)
+		client_drop(v, v->nclients - 1, NULL);
 	if (v->trace_listen >= 0)
 		close(v->trace_listen);
 	spoor_bitbang_close(bb);
@@ -434,5 +661,5 @@ out:
 	spoor_vtrace_free(v->tr);
 	spoor_iss_free(v->iss);
 	free(v);
-	return status < 0 ? 0 : status;
+	return status < 0 ? CLI_EXIT_CLEAN : status;
 }

@@ -78,11 +78,11 @@ fi
 
 # Bad use: one clear line, non-zero exit.
 "$spoor" virt --board /nonexistent.ini "$elf" 2>"$tmp/e" >/dev/null
-[ $? -eq 1 ] && grep -q "/nonexistent.ini: No such file" "$tmp/e" && ok || fail "bad board file"
+[ $? -eq 2 ] && grep -q "/nonexistent.ini: No such file" "$tmp/e" && ok || fail "bad board file"
 "$spoor" virt --jtag-port 70000 "$elf" 2>"$tmp/e" >/dev/null
 [ $? -eq 2 ] && grep -q "from 0 to 65535" "$tmp/e" && ok || fail "bad port"
 "$spoor" virt /bin/true 2>"$tmp/e" >/dev/null
-[ $? -eq 1 ] && grep -q "/bin/true" "$tmp/e" && ok || fail "not a RISC-V ELF"
+[ $? -eq 2 ] && grep -q "/bin/true" "$tmp/e" && ok || fail "not a RISC-V ELF"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
