@@ -352,6 +352,18 @@ static unsigned program_length(const char *elf)
 	return (unsigned)n;
 }
 
+static const char usage[] =
+	"usage: virt_roundtrip PROG.elf [VARIANT [STOPS STEP]]\n"
+	"Runs PROG on the virtual board under every encoder option set (or VARIANT) and\n"
+	"checks that the decoded trace is the ISS's retirement; prints \"N passed, N failed\".\n"
+	"  STOPS > 1: stop tracing after STEP, 2*STEP, ... instructions\n"
+	"  (STEP 0: spread the STOPS points over the program)\n"
+	"  VIRT_HALT_EVERY=N in the environment: halt and resume the hart\n"
+	"  every N instructions (tracing pauses in Debug Mode)\n"
+	"  VIRT_EXPECT_NTR=1: fail unless some trace ended with ended_ntr\n"
+	"  VIRT_JOIN=1: decode from a quarter of the way through the trace port's bytes\n"
+	"  (the decoded instructions must be the run's last ones)\n";
+
 int main(int argc, char **argv)
 {
 	static const struct variant variants[] = {
@@ -374,16 +386,9 @@ int main(int argc, char **argv)
 
 	unsigned stops = 1, stop_step = 0;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: virt_roundtrip PROG.elf [VARIANT [STOPS STEP]]\n"
-			"  STOPS > 1: stop tracing after STEP, 2*STEP, ... instructions\n"
-			"  (STEP 0: spread the STOPS points over the program)\n"
-			"  VIRT_HALT_EVERY=N in the environment: halt and resume the hart\n"
-			"  every N instructions (tracing pauses in Debug Mode)\n"
-			"  VIRT_EXPECT_NTR=1: fail unless some trace ended with ended_ntr\n"
-			"  VIRT_JOIN=1: decode from a quarter of the way through the trace port's bytes\n"
-			"  (the decoded instructions must be the run's last ones)\n");
-		return 2;
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
 	}
 	if (argc > 4) {
 		stops = (unsigned)strtoul(argv[3], NULL, 0);
