@@ -101,6 +101,14 @@ struct spoor_decoder {
 	struct spoor_block blk;
 	uint8_t last_cls;	/* class of blk.last */
 	bool trap_pending;	/* the open block ends in a trap */
+	/*
+	 * The packet before this one reported a trap with thaddr 0: nothing
+	 * retired since, so this packet's exception was taken at the first
+	 * instruction of that trap's handler, whose address that packet gave.
+	 */
+	bool after_trap_only;
+	bool trap_only_handler_known;
+	uint64_t trap_only_handler;
 	uint64_t extend_at;	/* an instruction here extends the open block (1: none) */
 	bool flush_req, flush_final;
 
@@ -443,6 +451,7 @@ static void gap(struct spoor_decoder *dec, int reason)
 	ev->reason = reason;
 	ev->address = dec->pc;
 	dec->st.gaps++;
+	dec->after_trap_only = false;
 	dec->lost = true;
 	dec->start_of_trace = true;
 	dec->inferred_address = false;
@@ -737,6 +746,8 @@ static void report_trap(struct spoor_decoder *dec)
 	const struct spoor_insn *in = NULL;
 	struct spoor_event *ev;
 	bool have = !dec->start_of_trace && !get_insn(dec, dec->pc, &in);
+	bool after, handler_known;
+	uint64_t handler;
 
 	ev = emit_event(dec, SPOOR_EV_TRAP);
 	ev->cause = t->v[SPOOR_TE_F_ECAUSE];
@@ -752,10 +763,32 @@ static void report_trap(struct spoor_decoder *dec)
 	dec->st.traps++;
 	dec->trap_pending = true;
 	dec->extend_at = 1;
+	after = dec->after_trap_only;
+	handler = dec->trap_only_handler;
+	handler_known = dec->trap_only_handler_known;
+	dec->after_trap_only = false;
+	if (!t->v[SPOOR_TE_F_THADDR]) {
+		/*
+		 * Trap only: the handler's first instruction did not retire.
+		 * Its address (the address field: the encoder reports where the
+		 * handler starts) is the EPC of an exception taken there next.
+		 */
+		dec->after_trap_only = true;
+		dec->trap_only_handler_known = spoor_te_has(t, SPOOR_TE_F_ADDRESS);
+		dec->trap_only_handler = dec->trap_only_handler_known ? field_address(dec, t) : 0;
+	}
 	if (ev->interrupt)
 		return;
-	/* exception_address() */
-	if (!have || (is_uninferable_discon(in) && !t->v[SPOOR_TE_F_THADDR])) {
+	/*
+	 * exception_address(), and the case it leaves out (E-Trace payload,
+	 * "thaddr": a second exception before the handler's first instruction
+	 * retired, its EPC inferred by the decoder): the EPC is the address of
+	 * the handler the previous trap entered, not the instruction after pc.
+	 */
+	if (after) {
+		ev->epc = handler;
+		ev->has_epc = handler_known;
+	} else if (!have || (is_uninferable_discon(in) && !t->v[SPOOR_TE_F_THADDR])) {
 		if (!t->v[SPOOR_TE_F_THADDR]) {
 			ev->epc = field_address(dec, t);
 			ev->has_epc = true;
@@ -982,6 +1015,8 @@ static int process_packet(struct spoor_decoder *dec)
 	dec->st.packets++;
 	dec->use_bpred = false;
 	dec->sync_follow = false;
+	if (fmt != SPOOR_TE_FORMAT_SYNC || sf != SPOOR_TE_SYNC_TRAP)
+		dec->after_trap_only = false;	/* something came between */
 	recover_status_fields(dec);
 	if (fmt == SPOOR_TE_FORMAT_SYNC) {
 		switch (sf) {

@@ -228,7 +228,8 @@ int iss_ebreak(struct spoor_iss *s, uint64_t pc)
 		enter_debug(s, pc, SPOOR_ISS_DEBUG_EBREAK);
 		return R_DEBUG;
 	}
-	return iss_exception(s, pc, EXC_BREAKPOINT, pc);
+	/* mtval: the privileged spec allows 0 or the pc; QEMU (our reference) writes 0. */
+	return iss_exception(s, pc, EXC_BREAKPOINT, 0);
 }
 
 int iss_dret(struct spoor_iss *s, uint64_t pc, uint32_t raw)
