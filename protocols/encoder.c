@@ -738,13 +738,16 @@ static void step_flags(struct spoor_encoder *enc, struct step_flags *f)
 /* Returns nothing; the trap decisions when the previous instruction trapped. */
 static void step_after_trap(struct spoor_encoder *enc, const struct step_flags *f)
 {
-	struct slot *prev = enc->ps[0], *cur = enc->ps[1];
+	struct slot *prev = enc->ps[0], *cur = enc->ps[1], *next = enc->ps[2];
 	bool reported;
 
 	if (f->exc_only) {
 		/* A second trap before the handler's first instruction retired. */
 		reported = enc->quirks ? (f->prev_updiscon || f->next_exception) : false;
 		send_trap(enc, cur, prev, false, reported);
+		/* At the end of the trace the second trap is reported too (its EPC). */
+		if (!enc->quirks && !next->valid)
+			send_trap(enc, cur, cur, false, true);
 	} else if (f->prev_reported) {
 		send_start(enc, cur);
 	} else {
@@ -1062,6 +1065,10 @@ int spoor_encoder_finish(struct spoor_encoder *enc)
 	enc->reported_updiscon = false;
 	shift(enc, NULL);
 	step(enc);
+	/* An ecall or ebreak that retired and trapped: no handler instruction
+	 * follows to report its trap with, so it is reported alone. */
+	if (enc->ps[1]->valid && enc->ps[1]->trap && enc->ps[1]->retired)
+		send_trap(enc, enc->ps[1], enc->ps[1], false, true);
 	send_support(enc, false, enc->reported_updiscon ? SPOOR_TE_QUAL_ENDED_NTR :
 			  SPOOR_TE_QUAL_ENDED_REP);
 	return 0;

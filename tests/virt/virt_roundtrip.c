@@ -3,7 +3,9 @@
  * Round trip through the virtual board: a program runs on the ISS with
  * tracing on (trace control registers written as a debugger would), the
  * PIB sink's byte stream is captured, and spoor's decoder must reproduce the
- * ISS's retired-instruction sequence exactly, for every encoder option set.
+ * ISS's retired-instruction sequence and its traps (cause, epc, tval)
+ * exactly, for every encoder option set.  VIRT_TRAPS=N: the program traps
+ * for ever; its first N traps are traced and compared.
  *
  * usage: virt_roundtrip PROG.elf   (prints "N passed, N failed")
  */
@@ -47,6 +49,7 @@ struct run {
 	struct spoor_iss *iss;
 	struct spoor_vtrace *tr;
 	struct vec retired;
+	struct vec traps;	/* per trap: cause (bit 63: interrupt), epc, tval */
 	struct bytes pib;
 	unsigned xlen;
 	unsigned ended_ntr;	/* support packets: ended after an uninferable jump */
@@ -80,6 +83,14 @@ static void hook(void *ctx, const struct spoor_iss_event *ev)
 		spoor_insn_decode(ev->insn, r->xlen, &in);
 		if (in.cls == SPOOR_INSN_ECALL)
 			vec_push(&r->retired, ev->pc);
+		vec_push(&r->traps, ev->cause);
+		vec_push(&r->traps, ev->pc);
+		vec_push(&r->traps, ev->tval);
+	} else if (ev->kind == SPOOR_ISS_EV_INTERRUPT) {
+		/* An interrupt has no EPC in the trace, nor a tval. */
+		vec_push(&r->traps, ev->cause | 1ull << 63);
+		vec_push(&r->traps, 0);
+		vec_push(&r->traps, 0);
 	}
 	spoor_vtrace_event(r->tr, ev);
 }
@@ -173,6 +184,17 @@ static int run_board(const char *elf, const struct spoor_params *p, const struct
 				    TR_TE_ACTIVE);
 		return ret == SPOOR_ISS_STOP_EXIT && spoor_iss_exit_code(r->iss) == 0 ? 0 : -1;
 	}
+	if (getenv("VIRT_TRAPS")) {
+		/* A program that traps for ever: trace its first VIRT_TRAPS traps. */
+		uint64_t want = strtoull(getenv("VIRT_TRAPS"), NULL, 0) * 3;
+
+		for (unsigned i = 0; i < 10000000 && r->traps.n < want; i++)
+			if (spoor_iss_step(r->iss, 1) < 0)
+				return -1;
+		spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_TE + TR_CONTROL, 4,
+				    TR_TE_ACTIVE);
+		return r->traps.n >= want ? 0 : -1;
+	}
 	if (stop_at) {
 		ret = spoor_iss_step(r->iss, stop_at);
 		spoor_iss_bus_write(r->iss, TRACE_BASE + SPOOR_VTRACE_TE + TR_CONTROL, 4,
@@ -205,6 +227,7 @@ static void push_block(struct spoor_decoder *dec, const struct spoor_block *b, s
 struct decoded {
 	struct spoor_trace *tr;
 	struct vec *out;
+	struct vec *traps;	/* as struct run's; epc ~0 when the decoder gave none */
 	uint64_t *gaps;
 	unsigned *ended_ntr;
 	bool joined;		/* decoding starts mid-stream */
@@ -226,6 +249,13 @@ static void on_event(void *ctx, const struct spoor_dec_item *it)
 
 	if (it->event.kind == SPOOR_EV_STOP && it->event.qual_status == SPOOR_TE_QUAL_ENDED_NTR)
 		(*d->ended_ntr)++;
+	if (it->event.kind == SPOOR_EV_TRAP) {
+		const struct spoor_event *e = &it->event;
+
+		vec_push(d->traps, e->cause | (uint64_t)e->interrupt << 63);
+		vec_push(d->traps, e->interrupt ? 0 : e->has_epc ? e->epc : ~0ull);
+		vec_push(d->traps, e->interrupt ? 0 : e->tval);
+	}
 	if (it->event.kind != SPOOR_EV_GAP)
 		return;
 	/* Joined mid-stream, what precedes the first synchronisation is lost, and said so. */
@@ -249,12 +279,13 @@ static void on_bad_packet(void *ctx, uint32_t source, uint64_t offset, int err)
 
 /* Decodes the captured stream through the library pipeline; appends the retired addresses to @out. */
 static int decode(const char *elf, struct run *r, const struct spoor_params *p,
-		  const struct variant *v, struct vec *out, uint64_t *gaps)
+		  const struct variant *v, struct vec *out, struct vec *traps, uint64_t *gaps)
 {
 	static const struct spoor_trace_ops ops = {
 		.blocks = on_blocks, .event = on_event, .bad_packet = on_bad_packet,
 	};
-	struct decoded d = { .out = out, .gaps = gaps, .ended_ntr = &r->ended_ntr };
+	struct decoded d = { .out = out, .traps = traps, .gaps = gaps,
+			     .ended_ntr = &r->ended_ntr };
 	struct spoor_trace_config cfg;
 	struct spoor_image *img = spoor_image_new();
 	struct spoor_diag diag;
@@ -308,6 +339,9 @@ static bool save(const char *path, const struct run *r)
 		ok = !fclose(f) && ok;
 	return ok;
 }
+
+/* Field @f of the trap at index @k of @t, or 0 past its end (for messages). */
+#define TRAP_FIELD(t, k, f) ((k) + (f) < (t)->n ? (unsigned long long)(t)->v[(k) + (f)] : 0ull)
 
 /* Returns the index of the first difference of @a and @b, or -1. */
 static long first_diff(const struct vec *a, const struct vec *b)
@@ -401,10 +435,10 @@ int main(int argc, char **argv)
 		uint64_t stop_at = stop_step ? (uint64_t)stop_step * (i / (sizeof(variants) /
 							 sizeof(variants[0])) + 1) : 0;
 		struct spoor_params p;
-		struct vec got = { 0 };
+		struct vec got = { 0 }, got_traps = { 0 };
 		uint64_t gaps = 0;
 		struct run r;
-		long d;
+		long d, td = -1;
 
 		/*
 		 * "no-implicit-return" leaves out the implicit return variants:
@@ -421,14 +455,27 @@ int main(int argc, char **argv)
 			continue;
 		make_params(&p, spoor_iss_elf_xlen(argv[1]) == 32 ? 32 : 64, v);
 		if (run_board(argv[1], &p, v, stop_at, &r) ||
-		    decode(argv[1], &r, &p, v, &got, &gaps)) {
+		    decode(argv[1], &r, &p, v, &got, &got_traps, &gaps)) {
 			fprintf(stderr, "%s: %s: the board did not run\n", argv[1], v->name);
 			failed++;
 		} else if (getenv("VIRT_SAVE") && !save(getenv("VIRT_SAVE"), &r)) {
 			fprintf(stderr, "%s: %s: the board did not run\n", argv[1], v->name);
 			failed++;
 		} else if ((d = getenv("VIRT_JOIN") ? tail_diff(&r.retired, &got) :
-				first_diff(&r.retired, &got)) >= 0 || gaps) {
+				first_diff(&r.retired, &got)) >= 0 || gaps ||
+			   (!getenv("VIRT_JOIN") && !stop_at &&
+			    (td = first_diff(&r.traps, &got_traps)) >= 0)) {
+			if (td >= 0) {
+				size_t k = (size_t)td / 3 * 3;
+
+				fprintf(stderr, "%s: %s: trap %zu of %zu (%zu decoded) differs: "
+					"cause, epc, tval 0x%llx 0x%llx 0x%llx, decoded "
+					"0x%llx 0x%llx 0x%llx\n", argv[1], v->name, k / 3,
+					r.traps.n / 3, got_traps.n / 3,
+					TRAP_FIELD(&r.traps, k, 0), TRAP_FIELD(&r.traps, k, 1),
+					TRAP_FIELD(&r.traps, k, 2), TRAP_FIELD(&got_traps, k, 0),
+					TRAP_FIELD(&got_traps, k, 1), TRAP_FIELD(&got_traps, k, 2));
+			}
 			fprintf(stderr, "%s: %s: %zu retired, %zu decoded, %llu gaps, first "
 				"difference at %ld: 0x%llx vs 0x%llx (%zu trace bytes)\n", argv[1],
 				v->name, r.retired.n, got.n, (unsigned long long)gaps, d,
@@ -438,17 +485,19 @@ int main(int argc, char **argv)
 				r.pib.n);
 			failed++;
 		} else {
-			printf("%s: %s: %zu instructions, %zu trace bytes (%.3f bits/instruction)\n",
-			       argv[1], v->name, r.retired.n, r.pib.n,
-			       8.0 * (double)r.pib.n / (double)r.retired.n);
+			printf("%s: %s: %zu instructions, %zu traps, %zu trace bytes (%.3f "
+			       "bits/instruction)\n", argv[1], v->name, r.retired.n, r.traps.n / 3,
+			       r.pib.n, r.retired.n ? 8.0 * (double)r.pib.n / (double)r.retired.n : 0);
 			passed++;
 		}
 		ended_ntr += r.ended_ntr;
 		spoor_vtrace_free(r.tr);
 		spoor_iss_free(r.iss);
 		free(r.retired.v);
+		free(r.traps.v);
 		free(r.pib.b);
 		free(got.v);
+		free(got_traps.v);
 	}
 	printf("%u passed, %u failed; %u traces ended with ended_ntr\n", passed, failed,
 	       ended_ntr);
