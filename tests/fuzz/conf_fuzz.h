@@ -10,8 +10,11 @@
 #define _GNU_SOURCE	/* memfd_create */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "spoor/error.h"
 
 #define REQUIRE(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 
@@ -36,6 +39,14 @@ static inline void fuzz_check_message(const char *msg)
 {
 	for (const char *p = msg; *p; p++)
 		REQUIRE(*p >= 0x20 && *p < 0x7f);
+}
+
+/* A refused input: a spoor error, and a printable message naming the file at @path. */
+static inline void fuzz_check_refusal(int ret, const char *msg, const char *path)
+{
+	REQUIRE(ret < 0 && ret >= SPOOR_E_LAST);
+	REQUIRE(!strncmp(msg, path, strlen(path)));
+	fuzz_check_message(msg);
 }
 
 #endif

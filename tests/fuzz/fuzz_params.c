@@ -7,10 +7,7 @@
  */
 #include "conf_fuzz.h"	/* first: it defines _GNU_SOURCE */
 
-#include <string.h>
-
 #include "spoor/config_file.h"
-#include "spoor/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,9 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ret) {
 		REQUIRE(!spoor_params_check(&p, NULL));
 	} else {
-		REQUIRE(ret < 0 && ret >= SPOOR_E_LAST);
-		REQUIRE(!strncmp(d.msg, path, strlen(path)));
-		fuzz_check_message(d.msg);
+		fuzz_check_refusal(ret, d.msg, path);
 	}
 	close(fd);
 	return 0;
