@@ -78,6 +78,16 @@ ans=$(jtag_answers "$jtag")
 read -r -n1 -t 5 x <&"$idle" 2>/dev/null
 [ $? -ne 142 ] && [ -z "${x:-}" ] && ok || fail "the idle client was not closed"
 exec {idle}>&-
+# The finding itself: OpenOCD attaches past an idle connection.
+if command -v openocd >/dev/null; then
+	exec {idle}<>"/dev/tcp/127.0.0.1/$jtag"
+	sleep 1.2
+	timeout 60 openocd -c "set VIRT_JTAG_PORT $jtag; set VIRT_GDB_PORT disabled" \
+		-c "set VIRT_TELNET_PORT disabled; set VIRT_TCL_PORT disabled" \
+		-f "$(dirname "$0")/../../boards/virt-rv64.cfg" -c "init; halt; resume; shutdown" \
+		>"$tmp/ocd.out" 2>&1 && ok || fail "OpenOCD locked out by an idle client: $(tail -3 "$tmp/ocd.out")"
+	exec {idle}>&-
+fi
 grep -q 'jtag: a new client took over from one silent for 1000 ms (closed)' "$tmp/a.err" && ok ||
 	fail "no take-over message: $(cat "$tmp/a.err")"
 # A busy client keeps the port: the newcomer is closed at once.
