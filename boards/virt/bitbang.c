@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -178,6 +179,15 @@ unsigned spoor_bitbang_port(const struct spoor_bitbang *bb)
 	return bb ? bb->port : 0;
 }
 
+/* Returns true when the client has closed its end (nothing left to read but the end). */
+static bool client_gone(struct spoor_bitbang *bb)
+{
+	uint8_t c;
+	ssize_t n = recv(bb->client_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 /*
  * Accepts every waiting connection: the first becomes the client when there
  * is none or the client has been idle for SPOOR_BITBANG_IDLE_MS (it is
@@ -199,6 +209,8 @@ static int accept_clients(struct spoor_bitbang *bb)
 				return ret;
 			return errno == EMFILE || errno == ENFILE ? ret : SPOOR_E_IO;
 		}
+		if (bb->client_fd >= 0 && client_gone(bb))
+			drop_client(bb);	/* it closed: its end was not read yet */
 		if (bb->client_fd >= 0 && now - bb->client_seen < SPOOR_BITBANG_IDLE_MS) {
 			close(fd);	/* the client is busy: it keeps the port */
 			if (ret == SPOOR_BITBANG_NONE)
