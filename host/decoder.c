@@ -13,6 +13,12 @@
  * until an item is ready.  The follow loop can stop between two steps when
  * the small output queue is full and resume at the next call, so a packet
  * that retires any number of instructions needs constant memory.
+ *
+ * Traps (report_trap()): exception_address() with the case of a trap taken
+ * before its handler's first instruction retired (payload chapter, "thaddr"):
+ * a 3.1 with thaddr 0 holds its own EPC when pc is at a jalr or xRET (or not
+ * known), else the EPC of the trap after it; a 3.0 after such packets is
+ * where the handler started, taken without following the path to it.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -109,6 +115,12 @@ struct spoor_decoder {
 	bool after_trap_only;
 	bool trap_only_handler_known;
 	uint64_t trap_only_handler;
+	/*
+	 * The last packet that reported an instruction or a trap was a 3.1
+	 * with thaddr 0: nothing retired since pc, so the next retired
+	 * instruction is the first of the last trap's handler.
+	 */
+	bool nothing_retired;
 	uint64_t extend_at;	/* an instruction here extends the open block (1: none) */
 	bool flush_req, flush_final;
 
@@ -452,6 +464,7 @@ static void gap(struct spoor_decoder *dec, int reason)
 	ev->address = dec->pc;
 	dec->st.gaps++;
 	dec->after_trap_only = false;
+	dec->nothing_retired = false;
 	dec->lost = true;
 	dec->start_of_trace = true;
 	dec->inferred_address = false;
@@ -746,7 +759,7 @@ static void report_trap(struct spoor_decoder *dec)
 	const struct spoor_insn *in = NULL;
 	struct spoor_event *ev;
 	bool have = !dec->start_of_trace && !get_insn(dec, dec->pc, &in);
-	bool after, handler_known;
+	bool after, handler_known, epc_sent;
 	uint64_t handler;
 
 	ev = emit_event(dec, SPOOR_EV_TRAP);
@@ -767,11 +780,21 @@ static void report_trap(struct spoor_decoder *dec)
 	handler = dec->trap_only_handler;
 	handler_known = dec->trap_only_handler_known;
 	dec->after_trap_only = false;
-	if (!t->v[SPOOR_TE_F_THADDR]) {
+	/*
+	 * exception_address(): the address field holds the EPC (thaddr 0)
+	 * when the first traced instruction or the target of an uninferable
+	 * discontinuity trapped, and for every trap after such a one while
+	 * nothing retires (pc stays at the discontinuity).  ecall and ebreak
+	 * are not discontinuities here (they trap; E-Trace 2.0's decoder):
+	 * a trap packet after one that retired follows the rules below.
+	 */
+	epc_sent = !have || (is_uninferable_discon(in) && in->cls != SPOOR_INSN_ECALL);
+	if (!t->v[SPOOR_TE_F_THADDR] && !epc_sent) {
 		/*
 		 * Trap only: the handler's first instruction did not retire.
-		 * Its address (the address field: the encoder reports where the
-		 * handler starts) is the EPC of an exception taken there next.
+		 * The address field is where the handler starts (the
+		 * instruction current when the packet went out): the EPC of
+		 * the exception taken there next (poss_next_epc).
 		 */
 		dec->after_trap_only = true;
 		dec->trap_only_handler_known = spoor_te_has(t, SPOOR_TE_F_ADDRESS);
@@ -779,20 +802,19 @@ static void report_trap(struct spoor_decoder *dec)
 	}
 	if (ev->interrupt)
 		return;
-	/*
-	 * exception_address(), and the case it leaves out (E-Trace payload,
-	 * "thaddr": a second exception before the handler's first instruction
-	 * retired, its EPC inferred by the decoder): the EPC is the address of
-	 * the handler the previous trap entered, not the instruction after pc.
-	 */
-	if (after) {
-		ev->epc = handler;
-		ev->has_epc = handler_known;
-	} else if (!have || (is_uninferable_discon(in) && !t->v[SPOOR_TE_F_THADDR])) {
+	if (epc_sent) {
 		if (!t->v[SPOOR_TE_F_THADDR]) {
 			ev->epc = field_address(dec, t);
 			ev->has_epc = true;
 		}
+	} else if (after) {
+		/*
+		 * The case the E-Trace payload chapter gives under "thaddr": a
+		 * second exception before the handler's first instruction
+		 * retired, at that handler's address (the previous packet's).
+		 */
+		ev->epc = handler;
+		ev->has_epc = handler_known;
 	} else if (in->cls == SPOOR_INSN_ECALL) {
 		ev->epc = dec->pc;
 		ev->has_epc = true;
@@ -927,9 +949,11 @@ static int process_sync(struct spoor_decoder *dec)
 		ev = emit_event(dec, SPOOR_EV_CONTEXT);
 		ev->context = dec->context;
 	}
-	if (sf == SPOOR_TE_SYNC_START && !starting) {
+	if (sf == SPOOR_TE_SYNC_START && !starting && !dec->nothing_retired) {
 		/* Resynchronisation mid-trace: follow the path to the address,
-		 * then sync_done(). */
+		 * then sync_done().  (After trap-only packets the address is
+		 * where the handler started: nothing retired on the way, and
+		 * following an inferred jump at pc would pop or jump.) */
 		dec->prev_address = dec->pc;
 		dec->sync_follow = true;
 		return 1;
@@ -1011,6 +1035,7 @@ static int process_packet(struct spoor_decoder *dec)
 	unsigned fmt = (unsigned)t->v[SPOOR_TE_F_FORMAT];
 	unsigned sf = (unsigned)t->v[SPOOR_TE_F_SUBFORMAT];
 	struct spoor_event *ev;
+	int ret;
 
 	dec->st.packets++;
 	dec->use_bpred = false;
@@ -1034,14 +1059,19 @@ static int process_packet(struct spoor_decoder *dec)
 			return 0;
 		case SPOOR_TE_SYNC_TRAP:
 			report_trap(dec);
-			if (!t->v[SPOOR_TE_F_THADDR])
+			if (!t->v[SPOOR_TE_F_THADDR]) {
+				dec->nothing_retired = true;
 				return 0;	/* trap only: nothing retired */
+			}
 			break;
 		default:
 			break;
 		}
-		return process_sync(dec);
+		ret = process_sync(dec);
+		dec->nothing_retired = false;
+		return ret;
 	}
+	dec->nothing_retired = false;
 	if (dec->start_of_trace) {
 		/* Expecting the trace to start with format 3: skip until one comes. */
 		if (dec->lost)

@@ -32,10 +32,8 @@
  *    reported (irdepth cannot always tell which return is meant: spec issue
  *    #254), so when an implicit return since the last packet had the same
  *    depth, the mispredicted return itself is reported first (notify).  When
- *    its target traps, only the 3.1 with the handler address follows (a 3.1
- *    with thaddr 0 has no irreport, and the 3.0 after it would let the
- *    decoder pop).  Every format 3.0/3.1 resets the depth (the decoder
- *    does).  irdepth is also
+ *    a return's target traps, see "trap at a jump target" below.  Every
+ *    format 3.0/3.1 resets the depth (the decoder does).  irdepth is also
  *    reported for an inferred address when returns since the last call and
  *    no branch since the last return leave recursion ambiguous.  Co-routine
  *    swaps are always reported (the decoder never takes them as returns) and
@@ -83,6 +81,20 @@
  *  - An instruction that trapped without retiring is not reported by a
  *    format 0/1/2 or 3.0 (spec mode): a resync waits for the trap packet;
  *    the first traced instruction trapping is sent as a 3.1 with thaddr 0.
+ *  - Trap at a jump target: when the target of a jalr or xRET traps without
+ *    retiring, a 3.1 with thaddr 0 gives the EPC on that cycle (payload
+ *    chapter, "thaddr"), also for a jump the decoder infers (sijump, an
+ *    implicit or mispredicted return): the decoder's exception_address()
+ *    reads the EPC from the packet whenever its pc is at a jalr.  The 3.0
+ *    at the handler that follows starts the decoder there (nothing retired
+ *    in between), so it pops no return and follows no sijump.
+ *  - Trap after trap (a handler's first instruction traps too): each trap
+ *    is reported once, by a 3.1 with thaddr 0.  Normally that packet goes
+ *    out on the next cycle with the address of the instruction that trapped
+ *    next: the next trap's EPC, which the decoder keeps.  In a run of traps
+ *    that began with one reported on its own cycle with its EPC (at the
+ *    target of an updiscon, or the first traced instruction), every trap is
+ *    reported so: the reference reports the first one twice there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -741,7 +753,20 @@ static void step_after_trap(struct spoor_encoder *enc, const struct step_flags *
 	struct slot *prev = enc->ps[0], *cur = enc->ps[1], *next = enc->ps[2];
 	bool reported;
 
-	if (f->exc_only) {
+	if (f->exc_only && !enc->quirks && f->prev_reported) {
+		/*
+		 * A second trap before the handler's first instruction retired,
+		 * the first already reported with its EPC (at the target of an
+		 * updiscon, or the first traced instruction).  Reporting it again
+		 * (the flow chart checks "Reported?" only when the handler
+		 * retires; so does the reference) would make the decoder see
+		 * one trap more, with the handler as its EPC.  This trap goes
+		 * out on its own cycle with its EPC instead: the decoder's pc
+		 * is still at the updiscon (or unknown), where it takes the
+		 * address as the EPC (thaddr, decoder's exception_address()).
+		 */
+		send_trap(enc, cur, cur, false, true);
+	} else if (f->exc_only) {
 		/* A second trap before the handler's first instruction retired. */
 		reported = enc->quirks ? (f->prev_updiscon || f->next_exception) : false;
 		send_trap(enc, cur, prev, false, reported);
@@ -824,19 +849,20 @@ static void step(struct spoor_encoder *enc)
 	}
 	if (step_sync(enc, &f))
 		goto done;
-	if (f.prev_updiscon) {
+	if (f.exc_only && prev->valid && (f.prev_updiscon || prev->hidden)) {
 		/*
-		 * The target of a mispredicted return trapped: a 3.1 with
-		 * thaddr 0 cannot carry irreport, and the 3.0 after it would
-		 * let the decoder take the return as implicit.  The 3.1 with
-		 * the handler address alone is followed correctly (no EPC).
+		 * The target of a jalr or xRET trapped: the decoder's pc stays
+		 * at that jump, where exception_address() takes the EPC from
+		 * the packet (thaddr 0), also when it infers the jump (sijump,
+		 * implicit or mispredicted return).  The 3.0 at the handler
+		 * that follows starts the decoder there without following the
+		 * jump (nothing retired in between): it pops no return.
 		 */
-		if (f.exc_only && prev->mispredict)
-			goto done;
-		if (f.exc_only)
-			send_trap(enc, cur, cur, false, true);
-		else
-			report(enc, prev, cur, true, f.updiscon, false);
+		send_trap(enc, cur, cur, false, true);
+		goto done;
+	}
+	if (f.prev_updiscon) {
+		report(enc, prev, cur, true, f.updiscon, false);
 		goto done;
 	}
 	if (!enc->quirks && f.exc_only) {

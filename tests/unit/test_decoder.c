@@ -357,6 +357,140 @@ static void test_random_packets(void)
 	free_vector(&v);
 }
 
+/* ---- trap after trap: the EPC rules ----------------------------------- */
+
+#define TT_HANDLER 0x2000
+
+/* A packet: format 3 (@sf, @addr; a trap's @cause, @tval, @thaddr) or 2 (@addr: the difference). */
+static struct spoor_te_inst tt_pkt(unsigned fmt, unsigned sf, uint64_t addr, uint64_t cause,
+				   uint64_t tval, bool thaddr)
+{
+	struct spoor_te_inst t = { 0 };
+
+	spoor_te_set(&t, SPOOR_TE_F_FORMAT, fmt);
+	spoor_te_set(&t, SPOOR_TE_F_ADDRESS, addr >> 1);
+	if (fmt != SPOOR_TE_FORMAT_SYNC)
+		return t;
+	spoor_te_set(&t, SPOOR_TE_F_SUBFORMAT, sf);
+	spoor_te_set(&t, SPOOR_TE_F_BRANCH, 1);
+	spoor_te_set(&t, SPOOR_TE_F_PRIVILEGE, 3);
+	if (sf == SPOOR_TE_SYNC_TRAP) {
+		spoor_te_set(&t, SPOOR_TE_F_ECAUSE, cause);
+		spoor_te_set(&t, SPOOR_TE_F_INTERRUPT, 0);
+		spoor_te_set(&t, SPOOR_TE_F_THADDR, thaddr);
+		spoor_te_set(&t, SPOOR_TE_F_TVAL, tval);
+	}
+	return t;
+}
+
+/*
+ * Returns nothing; decodes @n packets with implicit return on, checking the
+ * traps' causes and EPCs (@want: cause, epc pairs, @ntraps of them) and the
+ * retired instructions (@pcs, @npcs).
+ */
+static void tt_check(const char *name, const struct spoor_te_inst *pk, size_t n,
+		     const uint64_t *want, unsigned ntraps, const uint64_t *pcs, size_t npcs)
+{
+	static const uint32_t code[] = {
+		[0x000 / 4] = 0x100000ef,	/* jal ra, 0x1100 */
+		[0x004 / 4] = 0xc0001073,	/* csrw cycle, zero: illegal */
+		[0x100 / 4] = 0x00008067,	/* ret */
+		[0x200 / 4] = 0x00000073,	/* ecall */
+	};
+	static const uint32_t handler[] = { 0x00128293, 0x00128293, 0x0000006f };
+	uint8_t bytes[sizeof(code)], hbytes[sizeof(handler)];
+	struct spoor_params p;
+	struct spoor_image *img = spoor_image_new();
+	struct spoor_decoder_config cfg = { 0 };
+	struct spoor_decoder *dec = NULL;
+	struct spoor_dec_item it;
+	struct result r = { 0 };
+	unsigned traps = 0;
+
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(code[i / 4] >> (8 * (i % 4)));
+	for (size_t i = 0; i < sizeof(hbytes); i++)
+		hbytes[i] = (uint8_t)(handler[i / 4] >> (8 * (i % 4)));
+	spoor_params_init(&p);
+	p.iaddress_width_p = 64;
+	p.iaddress_lsb_p = 1;
+	p.itype_width_p = 4;
+	p.ecause_width_p = 5;
+	p.privilege_width_p = 2;
+	p.return_stack_size_p = 2;
+	CHECK(img && !spoor_image_add_raw(img, "code", 0x1000, bytes, sizeof(bytes)) &&
+	      !spoor_image_add_raw(img, "handler", TT_HANDLER, hbytes, sizeof(hbytes)));
+	cfg.params = &p;
+	cfg.image = img;
+	cfg.options = SPOOR_OPT_IMPLICIT_RETURN;
+	if (img)
+		dec = spoor_decoder_new(&cfg);
+	CHECK(dec != NULL);
+	for (size_t i = 0; dec && i <= n; i++) {
+		if (i == n)
+			CHECK_EQ(spoor_decoder_flush(dec, true), 0);
+		else
+			CHECK_EQ(spoor_decoder_put(dec, &pk[i], i), 0);
+		while (spoor_decoder_next(dec, &it, sizeof(it)) > 0) {
+			if (it.kind == SPOOR_DEC_BLOCK) {
+				CHECK(block_ok(dec, &it.block, &r));
+			} else if (it.event.kind == SPOOR_EV_TRAP) {
+				if (traps < ntraps) {
+					CHECK_EQ(it.event.cause, want[2 * traps]);
+					CHECK(it.event.has_epc);
+					CHECK_EQ(it.event.epc, want[2 * traps + 1]);
+				}
+				traps++;
+			} else if (it.event.kind == SPOOR_EV_GAP) {
+				fprintf(stderr, "%s: a gap at packet %zu\n", name, i);
+				CHECK(!"a gap");
+			}
+		}
+	}
+	CHECK_EQ(traps, ntraps);
+	CHECK_EQ(r.npcs, npcs);
+	for (size_t i = 0; i < npcs && i < r.npcs; i++)
+		CHECK_EQ(r.pcs[i], pcs[i]);
+	free(r.pcs);
+	spoor_decoder_free(dec);
+	spoor_image_free(img);
+}
+
+/*
+ * A trap taken before the handler's first instruction retired (thaddr 0):
+ * after a return whose target trapped, each packet gives its trap's EPC
+ * (pc stays at the return), and the 3.0 at the handler is where decoding
+ * goes on, without taking the return from the stack; after an ecall that
+ * retired, the ecall's EPC is its own address and each packet gives the
+ * EPC of the trap after it (the handler's address).
+ */
+static void test_trap_after_trap(void)
+{
+	const struct spoor_te_inst ret_pk[] = {
+		tt_pkt(SPOOR_TE_FORMAT_SYNC, SPOOR_TE_SYNC_START, 0x1000, 0, 0, false),
+		tt_pkt(SPOOR_TE_FORMAT_ADDR, 0, 0x100, 0, 0, false),		/* the ret */
+		tt_pkt(SPOOR_TE_FORMAT_SYNC, SPOOR_TE_SYNC_TRAP, 0x1004, 2, 0xc0001073, false),
+		tt_pkt(SPOOR_TE_FORMAT_SYNC, SPOOR_TE_SYNC_TRAP, TT_HANDLER, 1, TT_HANDLER, false),
+		tt_pkt(SPOOR_TE_FORMAT_SYNC, SPOOR_TE_SYNC_TRAP, TT_HANDLER, 1, TT_HANDLER, false),
+		tt_pkt(SPOOR_TE_FORMAT_SYNC, SPOOR_TE_SYNC_START, TT_HANDLER, 0, 0, false),
+		tt_pkt(SPOOR_TE_FORMAT_ADDR, 0, 4, 0, 0, false),
+	};
+	const struct spoor_te_inst ecall_pk[] = {
+		tt_pkt(SPOOR_TE_FORMAT_SYNC, SPOOR_TE_SYNC_START, 0x1200, 0, 0, false),
+		tt_pkt(SPOOR_TE_FORMAT_SYNC, SPOOR_TE_SYNC_TRAP, TT_HANDLER, 11, 0, false),
+		tt_pkt(SPOOR_TE_FORMAT_SYNC, SPOOR_TE_SYNC_TRAP, TT_HANDLER, 1, TT_HANDLER, false),
+		tt_pkt(SPOOR_TE_FORMAT_SYNC, SPOOR_TE_SYNC_TRAP, TT_HANDLER, 1, TT_HANDLER, true),
+		tt_pkt(SPOOR_TE_FORMAT_ADDR, 0, 4, 0, 0, false),
+	};
+	static const uint64_t ret_traps[] = { 2, 0x1004, 1, TT_HANDLER, 1, TT_HANDLER };
+	static const uint64_t ret_pcs[] = { 0x1000, 0x1100, TT_HANDLER, TT_HANDLER + 4 };
+	static const uint64_t ecall_traps[] = { 11, 0x1200, 1, TT_HANDLER, 1, TT_HANDLER };
+	static const uint64_t ecall_pcs[] = { 0x1200, TT_HANDLER, TT_HANDLER + 4 };
+
+	tt_check("return", ret_pk, 7, ret_traps, 3, ret_pcs, 4);
+	tt_check("ecall", ecall_pk, 5, ecall_traps, 3, ecall_pcs, 3);
+}
+
 static void test_api(void)
 {
 	struct vector v;
@@ -421,5 +555,6 @@ int main(int argc, char **argv)
 	test_resync();
 	test_no_sync();
 	test_random_packets();
+	test_trap_after_trap();
 	return check_done();
 }

@@ -1014,6 +1014,201 @@ static void test_round_trips(void)
 	unlink(path);
 }
 
+/* ---- trap after trap ------------------------------------------------------ */
+
+#define TT_BASE 0x1000
+#define TT_HANDLER 0x2000
+#define TT_ILLEGAL 0xc0001073u		/* csrw cycle, zero */
+
+/* One run of traps: the instructions before the first, and what it is. */
+struct tt_case {
+	const char *name;
+	uint64_t retired[3];		/* retired before the first trap (0 ends) */
+	uint64_t epc;			/* the first trap's instruction */
+	unsigned itype, cause;		/* of the instruction at retired[last] */
+	bool first_retires;		/* ecall: it retires, then traps */
+	bool sijump;			/* the jump before the trap is sequentially inferable */
+};
+
+/* What the decoder made of a run: traps and retired instructions. */
+struct tt_out {
+	uint64_t cause[8], epc[8];
+	bool has_epc[8];
+	unsigned traps, trap_packets;
+	uint64_t pcs[16];
+	unsigned npcs;
+};
+
+/* Returns the image of the trap-after-trap program (the caller frees it). */
+static struct spoor_image *tt_image(void)
+{
+	static const uint32_t code[] = {
+		[0x00 / 4] = 0x00128293,	/* addi t0, t0, 1 */
+		[0x04 / 4] = 0x00030067,	/* jr t1 (to 0x1100) */
+		[0x08 / 4] = 0x00001337,	/* lui t1, 0x1 */
+		[0x0c / 4] = 0x10030067,	/* jalr zero, 0x100(t1): sijump */
+		[0x10 / 4] = 0x00128293,	/* addi t0, t0, 1 */
+		[0x14 / 4] = 0x00000073,	/* ecall */
+		[0x18 / 4] = 0x00128293,	/* addi t0, t0, 1 */
+		[0x1c / 4] = TT_ILLEGAL,
+		[0x100 / 4] = TT_ILLEGAL,	/* the jumps' target */
+	};
+	static const uint32_t handler[] = { 0x00128293, 0x00128293, 0x0000006f };
+	uint8_t bytes[sizeof(code)], hbytes[sizeof(handler)];
+	struct spoor_image *img = spoor_image_new();
+
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(code[i / 4] >> (8 * (i % 4)));
+	for (size_t i = 0; i < sizeof(hbytes); i++)
+		hbytes[i] = (uint8_t)(handler[i / 4] >> (8 * (i % 4)));
+	if (img && (spoor_image_add_raw(img, "code", TT_BASE, bytes, sizeof(bytes)) ||
+		    spoor_image_add_raw(img, "handler", TT_HANDLER, hbytes, sizeof(hbytes)))) {
+		spoor_image_free(img);
+		img = NULL;
+	}
+	return img;
+}
+
+/*
+ * Returns nothing; encodes @tc (then two fetch faults at the handler, which
+ * then runs two instructions) with @options and decodes the packets into @o.
+ */
+static void tt_run(const struct tt_case *tc, uint32_t options, struct spoor_image *img,
+		   struct tt_out *o)
+{
+	struct spoor_ingress r[8];
+	struct spoor_te_inst pk[32];
+	struct spoor_params p;
+	struct spoor_encoder_config ecfg = { 0 };
+	struct spoor_decoder_config dcfg = { 0 };
+	struct spoor_decoder *dec;
+	struct spoor_dec_item it;
+	unsigned n = 0, np;
+
+	memset(o, 0, sizeof(*o));
+	spoor_params_init(&p);
+	p.iaddress_width_p = 64;
+	p.iaddress_lsb_p = 1;
+	p.itype_width_p = 4;
+	p.ecause_width_p = 5;
+	p.privilege_width_p = 2;
+	p.sijump_p = 1;
+	for (unsigned i = 0; i < 3 && tc->retired[i]; i++) {
+		r[n] = rec(tc->retired[i], SPOOR_ITYPE_NONE, 4);
+		if (i == 2 || !tc->retired[i + 1]) {
+			r[n].itype = (uint8_t)tc->itype;
+			r[n].sijump = tc->sijump;
+		}
+		n++;
+	}
+	if (!tc->first_retires) {
+		r[n] = rec(tc->epc, SPOOR_ITYPE_EXCEPTION, 4);
+		r[n].iretire = 0;
+		r[n++].tval = TT_ILLEGAL;
+	}
+	r[n - 1].cause = tc->cause;
+	for (int i = 0; i < 2; i++) {
+		r[n] = rec(TT_HANDLER, SPOOR_ITYPE_EXCEPTION, 4);
+		r[n].iretire = 0;
+		r[n].cause = 1;
+		r[n++].tval = TT_HANDLER;
+	}
+	r[n++] = rec(TT_HANDLER, SPOOR_ITYPE_NONE, 4);
+	r[n++] = rec(TT_HANDLER + 4, SPOOR_ITYPE_NONE, 4);
+	ecfg.params = &p;
+	ecfg.options = options;
+	np = encode_all(&ecfg, r, n, pk, 32);
+	dcfg.params = &p;
+	dcfg.image = img;
+	dcfg.options = options;
+	dcfg.mtvec = TT_HANDLER;
+	dec = spoor_decoder_new(&dcfg);
+	CHECK(dec != NULL);
+	if (!dec)
+		return;
+	for (unsigned i = 0; i <= np; i++) {
+		if (i == np) {
+			CHECK_EQ(spoor_decoder_flush(dec, true), 0);
+		} else {
+			CHECK_EQ(spoor_decoder_put(dec, &pk[i], i), 0);
+			o->trap_packets += pk[i].v[SPOOR_TE_F_FORMAT] == SPOOR_TE_FORMAT_SYNC &&
+					   pk[i].v[SPOOR_TE_F_SUBFORMAT] == SPOOR_TE_SYNC_TRAP;
+		}
+		while (spoor_decoder_next(dec, &it, sizeof(it)) > 0) {
+			if (it.kind == SPOOR_DEC_BLOCK) {
+				o->npcs = (unsigned)block_pcs(dec, &it.block, o->pcs, o->npcs, 16);
+			} else if (it.event.kind == SPOOR_EV_TRAP && o->traps < 8) {
+				o->cause[o->traps] = it.event.cause;
+				o->epc[o->traps] = it.event.epc;
+				o->has_epc[o->traps++] = it.event.has_epc;
+			} else if (it.event.kind == SPOOR_EV_GAP) {
+				CHECK(!"a gap");
+			}
+		}
+	}
+	spoor_decoder_free(dec);
+}
+
+/*
+ * Trap after trap (the handler's first instruction faults twice, then it
+ * runs): each trap is reported once and decodes to its cause and EPC, after
+ * a plain instruction, at the target of a jump (uninferable, or inferred by
+ * sijump), after an ecall and on the first traced instruction; the decoder
+ * then starts at the handler.
+ */
+static void test_trap_after_trap(void)
+{
+	static const struct tt_case cases[] = {
+		{ "illegal", { 0x1018 }, 0x101c, SPOOR_ITYPE_NONE, 2, false, false },
+		{ "jump target", { 0x1000, 0x1004 }, 0x1100, SPOOR_ITYPE_UNINF_JUMP, 2, false,
+		  false },
+		{ "sijump target", { 0x1008, 0x100c }, 0x1100, SPOOR_ITYPE_UNINF_JUMP, 2, false,
+		  true },
+		{ "ecall", { 0x1010, 0x1014 }, 0x1014, SPOOR_ITYPE_EXCEPTION, 11, true, false },
+		{ "first traced", { 0 }, 0x101c, SPOOR_ITYPE_NONE, 2, false, false },
+	};
+	static const uint32_t options[] = {
+		0, SPOOR_OPT_SIJUMP, SPOOR_OPT_IMPLICIT_EXCEPTION, SPOOR_OPT_FULL_ADDRESS,
+	};
+	struct spoor_image *img = tt_image();
+	struct tt_out o;
+
+	CHECK(img != NULL);
+	for (size_t i = 0; img && i < ARRAY_SIZE(cases); i++) {
+		const struct tt_case *tc = &cases[i];
+
+		unsigned nret = 0;
+
+		while (nret < 3 && tc->retired[nret])
+			nret++;
+		for (size_t k = 0; k < ARRAY_SIZE(options); k++) {
+			tt_run(tc, options[k], img, &o);
+			CHECK_EQ(o.trap_packets, 3);
+			CHECK_EQ(o.traps, 3);
+			if (o.traps != 3) {
+				fprintf(stderr, "trap after trap, %s, options 0x%x: %u traps\n",
+					tc->name, options[k], o.traps);
+				continue;
+			}
+			CHECK_EQ(o.cause[0], tc->cause);
+			CHECK(o.has_epc[0] && o.epc[0] == tc->epc);
+			for (unsigned t = 1; t < 3; t++) {
+				CHECK_EQ(o.cause[t], 1);
+				CHECK(o.has_epc[t] && o.epc[t] == TT_HANDLER);
+			}
+			/* The instructions before the traps, then the handler's two. */
+			CHECK_EQ(o.npcs, nret + 2);
+			if (o.npcs != nret + 2)
+				continue;
+			for (unsigned j = 0; j < nret; j++)
+				CHECK_EQ(o.pcs[j], tc->retired[j]);
+			CHECK_EQ(o.pcs[nret], TT_HANDLER);
+			CHECK_EQ(o.pcs[nret + 1], TT_HANDLER + 4);
+		}
+	}
+	spoor_image_free(img);
+}
+
 int main(int argc, char **argv)
 {
 	check_args(argc, argv,
@@ -1025,5 +1220,6 @@ int main(int argc, char **argv)
 	test_quirks();
 	test_context_notify();
 	test_round_trips();
+	test_trap_after_trap();
 	return check_done();
 }

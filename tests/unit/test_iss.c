@@ -730,6 +730,49 @@ static void test_traps(void)
 	}
 }
 
+/*
+ * Trap after trap: with mtvec 0 (nothing mapped there) every trap's handler
+ * fetch faults, for ever, as QEMU's -d int logs it: cause 1, mepc and mtval
+ * 0, no instruction retired, the hart still in M mode.
+ */
+static void test_trap_after_trap(void)
+{
+	const uint32_t first[] = { 0xc0001073u, STORE(2, A2, A1, 0), ECALL };
+	static const uint64_t cause[] = { 2, 7, 11 };
+	static const uint64_t tval[] = { 0xc0001073u, 0x4000000, 0 };
+
+	for (unsigned xlen = 32; xlen <= 64; xlen += 32) {
+		for (unsigned k = 0; k < 3; k++) {
+			struct spoor_iss *iss = mk(xlen);
+
+			setcsr(iss, MTVAL, 0x1234);
+			exec1(iss, first[k], 0x4000000, 0);
+			CHECK_EQ(csr(iss, MCAUSE), cause[k]);
+			CHECK_EQ(csr(iss, MEPC), BASE);
+			CHECK_EQ(csr(iss, MTVAL), tval[k]);
+			CHECK_EQ(ev(0)->kind, SPOOR_ISS_EV_EXCEPTION);
+			CHECK_EQ(ev(0)->next_pc, 0);
+			CHECK_EQ(run(iss, 3), SPOOR_ISS_STOP_COUNT);
+			for (unsigned i = 0; i < 3; i++) {
+				CHECK_EQ(ev(i)->kind, SPOOR_ISS_EV_EXCEPTION);
+				CHECK_EQ(ev(i)->cause, 1);
+				CHECK_EQ(ev(i)->pc, 0);
+				CHECK_EQ(ev(i)->tval, 0);
+				CHECK_EQ(ev(i)->size, 0);
+				CHECK_EQ(ev(i)->next_pc, 0);
+			}
+			CHECK_EQ(nevents, 3);
+			CHECK_EQ(csr(iss, MCAUSE), 1);
+			CHECK_EQ(csr(iss, MEPC), 0);
+			CHECK_EQ(csr(iss, MTVAL), 0);
+			CHECK_EQ(csr(iss, MSTATUS) & 0x1800, 0x1800);	/* MPP = M */
+			CHECK_EQ(spoor_iss_priv(iss), 3);
+			CHECK_EQ(spoor_iss_instret(iss), 0);
+			spoor_iss_free(iss);
+		}
+	}
+}
+
 /* mret/sret privilege changes, illegal privileged instructions. */
 static void test_privilege(void)
 {
@@ -1245,6 +1288,7 @@ int main(int argc, char **argv)
 	test_compressed();
 	test_csr();
 	test_traps();
+	test_trap_after_trap();
 	test_privilege();
 	test_delegation();
 	test_interrupts();
