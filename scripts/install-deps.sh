@@ -5,7 +5,7 @@ set -eu
 # static libspoor.a needs (pkg-config --static libspoor; tests/install).
 packages="build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
 	libinih-dev zlib1g-dev gzip libelf-dev libdw-dev libbz2-dev liblzma-dev gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
-	qemu-system-misc openocd gdb-multiarch"
+	qemu-system-misc openocd gdb-multiarch python3"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

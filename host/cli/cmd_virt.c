@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bitbang.h"
@@ -36,7 +37,8 @@
 #define BATCH_BUSY 2000
 #define IDLE_WAIT_MS 100
 #define MAX_TRACE_CLIENTS 64		/* probes served at once on the trace port */
-#define CLIENT_BACKLOG (4u << 20)	/* bytes a slow client may fall behind */
+#define PROBE_BUFFER (4u << 20)		/* default bytes queued for a probe that lags */
+#define DRAIN_MS 1000			/* at the end, time for probes to take their queues */
 
 /* A probe on the trace port: the stream from its join point. */
 struct trace_client {
@@ -61,17 +63,20 @@ struct virt {
 	unsigned nclients;
 	FILE *capture_f;
 	uint64_t capture_limit;	/* 0: none */
+	uint64_t probe_buffer;	/* bytes queued for a probe before it is dropped */
 	uint64_t captured;	/* bytes written to the capture */
 	bool capture_full, capture_failed;
 	uint64_t dropped;	/* trace bytes with no probe attached */
 };
 
-static volatile sig_atomic_t stop_requested;
+/* Terminating signals received: the first ends the run, the next the final drain. */
+static volatile sig_atomic_t stop_signals;
 
+/* Counts a terminating signal. */
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop_requested = 1;
+	stop_signals++;
 }
 
 static void virt_usage(FILE *out)
@@ -89,14 +94,17 @@ static void virt_usage(FILE *out)
 	      "  --capture FILE       also write the trace port's bytes to FILE (every byte is\n"
 	      "                       kept when spoor virt is stopped by any signal it can catch)\n"
 	      "  --capture-limit SIZE stop writing the capture at SIZE bytes (suffix k, M, G)\n"
+	      "  --probe-buffer SIZE  bytes queued for a probe on the trace port that cannot\n"
+	      "                       keep up; one further behind is disconnected (default 4M)\n"
 	      "  --exit               exit when the program exits (with its code)\n"
 	      "  --wait-probe         hold the hart until a probe connects to the trace port\n"
 	      "  -h, --help           this help\n"
 	      "Prints the ports it listens on (127.0.0.1 only), then the UART output.\n"
-	      "The trace port serves up to 64 probes at once, each from the point it joins;\n"
-	      "one that falls 4 MiB behind is disconnected.  On the JTAG port a newcomer\n"
+	      "The trace port serves up to 64 probes at once, each from the point it joins\n"
+	      "to the end (given up to a second to take the rest when spoor virt stops); one\n"
+	      "that falls --probe-buffer behind is disconnected.  On the JTAG port a newcomer\n"
 	      "takes over from a client silent for a second (closing it), and is closed at\n"
-	      "once while the client is busy.  Ctrl-C (or SIGTERM, SIGHUP) stops it.\n"
+	      "once while the client is busy.  Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops it.\n"
 	      "\nExit status: with --exit, the program's exit code; else 0, or 2 after an\n"
 	      "error (bad usage, program or board, a port in use, a failed capture write).\n",
 	      out);
@@ -104,7 +112,7 @@ static void virt_usage(FILE *out)
 
 enum {
 	OPT_BOARD = 256, OPT_JTAG_PORT, OPT_TRACE_PORT, OPT_HALT, OPT_TRACE_ON, OPT_CAPTURE,
-	OPT_EXIT, OPT_WAIT_PROBE, OPT_CAPTURE_LIMIT,
+	OPT_EXIT, OPT_WAIT_PROBE, OPT_CAPTURE_LIMIT, OPT_PROBE_BUFFER,
 };
 
 /* Parses "SIZE[k|M|G]" (bytes); returns false after a message. */
@@ -115,12 +123,12 @@ static bool parse_size(const char *opt, const char *arg, uint64_t *out)
 	char *end;
 
 	errno = 0;
-	v = strtoull(arg, &end, 0);
+	v = strtoull(arg, &end, 10);
 	if (*end == 'k' || *end == 'K')
 		shift = 10;
-	else if (*end == 'M')
+	else if (*end == 'M' || *end == 'm')
 		shift = 20;
-	else if (*end == 'G')
+	else if (*end == 'G' || *end == 'g')
 		shift = 30;
 	if (shift)
 		end++;
@@ -146,6 +154,7 @@ static int parse_args(struct virt *v, int argc, char **argv)
 		{ "exit", no_argument, NULL, OPT_EXIT },
 		{ "wait-probe", no_argument, NULL, OPT_WAIT_PROBE },
 		{ "capture-limit", required_argument, NULL, OPT_CAPTURE_LIMIT },
+		{ "probe-buffer", required_argument, NULL, OPT_PROBE_BUFFER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -157,11 +166,11 @@ static int parse_args(struct virt *v, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_BOARD:
-			v->board_path = optarg;
-			if (v->board_path && strcmp(v->board_path, optarg)) {
+			if (v->board_path) {
 				fprintf(stderr, "spoor virt: --board given twice\n");
 				return CLI_EXIT_ERROR;
 			}
+			v->board_path = optarg;
 			if (spoor_board_load(&v->board, optarg, &diag)) {
 				fprintf(stderr, "spoor virt: %s\n", diag.msg);
 				return CLI_EXIT_ERROR;
@@ -192,6 +201,14 @@ static int parse_args(struct virt *v, int argc, char **argv)
 		case OPT_CAPTURE_LIMIT:
 			if (!parse_size("--capture-limit", optarg, &v->capture_limit))
 				return CLI_EXIT_ERROR;
+			break;
+		case OPT_PROBE_BUFFER:
+			if (!parse_size("--probe-buffer", optarg, &v->probe_buffer))
+				return CLI_EXIT_ERROR;
+			if (v->probe_buffer > SIZE_MAX / 4) {
+				fprintf(stderr, "spoor virt: --probe-buffer: '%s' is too big\n", optarg);
+				return CLI_EXIT_ERROR;
+			}
 			break;
 		case 'h':
 			virt_usage(stdout);
@@ -297,15 +314,21 @@ static int client_flush(struct virt *v, unsigned i)
 }
 
 /*
- * Queues @n bytes for client @i and sends what the socket takes; a client
- * more than CLIENT_BACKLOG behind is dropped.  Returns 0 or -1 (dropped).
+ * Queues @n bytes for client @i (trace_flush() sends them); a client more
+ * than v->probe_buffer behind (what its socket does not take) is dropped.
+ * Returns 0 or -1 (dropped).
  */
-static int client_send(struct virt *v, unsigned i, const uint8_t *b, size_t n)
+static int client_queue(struct virt *v, unsigned i, const uint8_t *b, size_t n)
 {
 	struct trace_client *c = &v->clients[i];
+	char why[96];
 
-	if (c->len - c->off + n > CLIENT_BACKLOG) {
-		client_drop(v, i, "fell more than 4 MiB behind the trace");
+	if (c->len - c->off + n > v->probe_buffer && client_flush(v, i) < 0)
+		return -1;
+	if (c->len - c->off + n > v->probe_buffer) {
+		snprintf(why, sizeof(why), "fell more than %" PRIu64 " bytes behind the trace "
+			 "(--probe-buffer)", v->probe_buffer);
+		client_drop(v, i, why);
 		return -1;
 	}
 	if (c->off && c->len + n > c->cap) {
@@ -319,6 +342,8 @@ static int client_send(struct virt *v, unsigned i, const uint8_t *b, size_t n)
 
 		while (cap < c->len + n)
 			cap *= 2;
+		if (cap > v->probe_buffer)
+			cap = v->probe_buffer;	/* still >= len + n: see the test above */
 		nb = realloc(c->buf, cap);
 		if (!nb) {
 			client_drop(v, i, "cannot be buffered (out of memory)");
@@ -329,7 +354,16 @@ static int client_send(struct virt *v, unsigned i, const uint8_t *b, size_t n)
 	}
 	memcpy(c->buf + c->len, b, n);
 	c->len += n;
-	return client_flush(v, i);
+	return 0;
+}
+
+/* Sends every client what the socket takes of its queue (one call per batch, not per packet). */
+static void trace_flush(struct virt *v)
+{
+	/* From the last: a dropped client is replaced by the last one. */
+	for (unsigned i = v->nclients; i-- > 0;)
+		if (v->clients[i].off != v->clients[i].len)
+			client_flush(v, i);
 }
 
 /* Writes @n trace bytes to the capture file, within its limit. */
@@ -351,7 +385,7 @@ static void capture_write(struct virt *v, const uint8_t *b, size_t n)
 	v->captured += n;
 }
 
-/* The PIB sink's bytes: to every probe, and to the capture file. */
+/* The PIB sink's bytes: queued for every probe, and to the capture file. */
 static void pib_out(void *ctx, const uint8_t *b, size_t n)
 {
 	struct virt *v = ctx;
@@ -362,16 +396,18 @@ static void pib_out(void *ctx, const uint8_t *b, size_t n)
 		return;
 	}
 	for (unsigned i = v->nclients; i-- > 0;)
-		client_send(v, i, b, n);
+		client_queue(v, i, b, n);
 }
 
 /* Serves the trace port for up to @timeout_ms: new probes, pending bytes, closed peers. */
 static void trace_poll(struct virt *v, int timeout_ms)
 {
 	struct pollfd p[MAX_TRACE_CLIENTS + 1];
-	unsigned n = v->nclients;
+	unsigned n;
 	uint8_t junk[512];
 
+	trace_flush(v);
+	n = v->nclients;
 	p[0] = (struct pollfd){ .fd = v->trace_listen, .events = POLLIN };
 	for (unsigned i = 0; i < n; i++)
 		p[i + 1] = (struct pollfd){ .fd = v->clients[i].fd,
@@ -398,6 +434,48 @@ static void trace_poll(struct virt *v, int timeout_ms)
 	}
 	if (p[0].revents)
 		trace_accept(v);
+}
+
+/*
+ * At the end of the run: gives the probes up to DRAIN_MS to take the bytes
+ * still queued for them (a further signal ends the wait), then disconnects
+ * those that have not, with a message.
+ */
+static void trace_drain(struct virt *v)
+{
+	struct pollfd p[MAX_TRACE_CLIENTS];
+	unsigned idx[MAX_TRACE_CLIENTS];
+	sig_atomic_t signals = stop_signals;
+	struct timespec t0, t;
+	int left = DRAIN_MS;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (left > 0 && stop_signals == signals) {
+		unsigned n = 0;
+		int r;
+
+		for (unsigned i = 0; i < v->nclients; i++) {
+			if (v->clients[i].off == v->clients[i].len)
+				continue;
+			p[n] = (struct pollfd){ .fd = v->clients[i].fd, .events = POLLOUT };
+			idx[n++] = i;
+		}
+		if (!n)
+			return;
+		r = poll(p, n, left);
+		if (r < 0 && errno != EINTR)
+			break;
+		/* From the last: a dropped client is replaced by the last one. */
+		for (unsigned k = r > 0 ? n : 0; k-- > 0;)
+			if (p[k].revents)
+				client_flush(v, idx[k]);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = DRAIN_MS - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+					(t.tv_nsec - t0.tv_nsec) / 1000000);
+	}
+	for (unsigned i = v->nclients; i-- > 0;)
+		if (v->clients[i].off != v->clients[i].len)
+			client_drop(v, i, "did not take the end of the trace in time");
 }
 
 /* The trace unit's register window as an ISS device. */
@@ -538,7 +616,7 @@ static int serve(struct virt *v, struct spoor_dm *dm, struct spoor_bitbang *bb)
 	bool running = true, exited = false;
 	int status = 0;
 
-	while (!stop_requested) {
+	while (!stop_signals) {
 		int ev = spoor_bitbang_poll(bb, running ? 0 : IDLE_WAIT_MS);
 		int r;
 
@@ -562,6 +640,7 @@ static int serve(struct virt *v, struct spoor_dm *dm, struct spoor_bitbang *bb)
 			return CLI_EXIT_ERROR;
 		}
 		r = spoor_dm_run(dm, ev ? BATCH_BUSY : BATCH_QUIET);
+		trace_flush(v);
 		if (r < 0) {
 			fprintf(stderr, "spoor virt: %s\n", spoor_errstr(r));
 			return CLI_EXIT_ERROR;
@@ -595,10 +674,20 @@ int cmd_virt(int argc, char **argv)
 		return CLI_EXIT_ERROR;
 	}
 	v->trace_listen = -1;
+	v->probe_buffer = PROBE_BUFFER;
 	spoor_board_init(&v->board);
 	status = parse_args(v, argc, argv);
 	if (status)
 		goto out;
+	/* Every signal that ends the run ends it through serve(): the capture is kept whole. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	if (v->capture) {
 		v->capture_f = fopen(v->capture, "wb");
 		if (!v->capture_f) {
@@ -629,20 +718,12 @@ int cmd_virt(int argc, char **argv)
 			v->trace_port, strerror(errno));
 		goto out;
 	}
-	/* Every signal that ends the run ends it through serve(): the capture is kept whole. */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
-	sigaction(SIGUSR2, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	printf("jtag: 127.0.0.1:%u\ntrace: 127.0.0.1:%u (%s)\ntrace control: 0x%" PRIx64 "\n",
 	       spoor_bitbang_port(bb), v->trace_port, spoor_encap_kind_name(v->board.encap.kind),
 	       v->board.trace_base);
 	fflush(stdout);
 	status = serve(v, dm, bb);
+	trace_drain(v);
 	if (v->dropped && !v->capture_f)
 		fprintf(stderr, "spoor virt: %" PRIu64 " trace bytes went out with no probe "
 			"connected\n", v->dropped);

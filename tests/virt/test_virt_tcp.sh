@@ -148,6 +148,9 @@ size=$(stat -c %s "$tmp/lim.cap")
 	fail "capture limit: the capture does not end on a whole frame: $(cat "$tmp/dump.err")"
 expect 2 "--capture-limit: '12x' is not a size" -- "$spoor" virt --capture "$tmp/x" \
 	--capture-limit 12x "$spin"
+expect 2 "--capture-limit without --capture" -- "$spoor" virt --capture-limit 1M "$spin"
+expect 2 "--probe-buffer: '0' is not a size" -- "$spoor" virt --probe-buffer 0 "$spin"
+expect 2 "--board given twice" -- "$spoor" virt --board "$board" --board "$2" "$spin"
 
 # Messages: a port in use names it; a missing program names the file.
 start d "$spin" || { finish; exit 1; }
