@@ -2,14 +2,17 @@
 /*
  * libFuzzer target: ELF loading (libelf, libdw) through spoor_image_add_elf()
  * and the lookups the decoder and the listings make on what it loaded.  The
- * input's first byte chooses a load offset; the rest is the file.  Beyond
+ * input's first byte chooses a load offset and what else the image holds
+ * (the same file again, spike's boot ROM); the rest is the file.  Beyond
  * the sanitizers: what loads lies inside the address space of its class,
- * the bytes spoor_image_ptr() returns lie in a segment, and a rejected file
- * gets a printable message naming it.
+ * the bytes spoor_image_ptr() returns lie in a segment, instructions read
+ * from the entry point on fit in theirs, and a rejected file gets a
+ * printable message naming it.
  */
 #include "conf_fuzz.h"	/* first: it defines _GNU_SOURCE */
 
 #include "spoor/image.h"
+#include "spoor/insn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,6 +32,45 @@ static void probe(struct spoor_image *img, uint64_t addr)
 	if (!spoor_image_line(img, addr, &file, &line))
 		REQUIRE(file && line >= 0);
 	spoor_image_describe(img, addr, buf, sizeof(buf));
+}
+
+/* Reads up to 64 instructions from @addr on, as reconstruction reads them. */
+static void walk(struct spoor_image *img, uint64_t addr)
+{
+	for (int i = 0; i < 64; i++) {
+		struct spoor_insn in;
+		const uint8_t *b;
+		size_t avail;
+		uint32_t raw;
+
+		b = spoor_image_ptr(img, addr, &avail);
+		if (!b || avail < 2)
+			return;
+		raw = (uint32_t)b[0] | (uint32_t)b[1] << 8;
+		if ((raw & 3) == 3) {
+			if (avail < 4)
+				return;
+			raw |= (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+		}
+		if (spoor_insn_decode(raw, spoor_image_xlen(img), &in) < 0)
+			return;
+		REQUIRE((in.len == 2 || in.len == 4) && in.len <= avail);
+		probe(img, addr);
+		addr += in.len;
+	}
+}
+
+/* The entry point of the ELF file @elf (@size bytes; 0 if too short), shifted by @offset. */
+static uint64_t entry(const uint8_t *elf, size_t size, int64_t offset)
+{
+	uint64_t e = 0;
+
+	if (size < 0x20)
+		return 0;
+	/* e_entry at 0x18 in both classes: 4 bytes (ELFCLASS32) or 8 (ELFCLASS64). */
+	for (int i = elf[4] == 1 ? 3 : 7; i >= 0; i--)
+		e = e << 8 | elf[0x18 + i];
+	return e + (uint64_t)offset;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -60,6 +102,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			probe(img, 0x80000000u + (a & 0xffff));
 		}
 		probe(img, 0x80000000u);
+		walk(img, entry(data + 1, size - 1, offsets[data[0] & 3]));
+		/* The file again, where it is (an overlap) or 256 MiB on. */
+		if (data[0] & 4) {
+			int64_t again = offsets[data[0] & 3] + ((data[0] & 8) ? 0x10000000 : 0);
+
+			ret = spoor_image_add_elf(img, path, again, &d);
+			if (ret)
+				fuzz_check_refusal(ret, d.msg, path);
+			REQUIRE(ret || (data[0] & 8));
+			probe(img, 0x90000000u);
+		}
+		if (data[0] & 16) {
+			ret = spoor_image_add_spike_rom(img, xlen);
+			REQUIRE(!ret || ret == SPOOR_E_OVERLAP);
+			walk(img, 0x1000);
+		}
 	}
 	spoor_image_free(img);
 	close(fd);
