@@ -1167,6 +1167,16 @@ int spoor_decoder_put(struct spoor_decoder *dec, const struct spoor_te_inst *pkt
 	return 0;
 }
 
+int spoor_decoder_gap(struct spoor_decoder *dec, int reason)
+{
+	if (!dec || reason >= 0 || dec->loop != LOOP_IDLE || dec->q_len || dec->flush_req)
+		return SPOOR_E_INVAL;
+	/* Already waiting for a sync: nothing more is lost. */
+	if (!dec->lost)
+		gap(dec, reason);
+	return 0;
+}
+
 int spoor_decoder_flush(struct spoor_decoder *dec, bool final)
 {
 	if (!dec || dec->loop != LOOP_IDLE)

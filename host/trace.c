@@ -291,6 +291,27 @@ int spoor_trace_feed(struct spoor_trace *tr, const uint8_t *buf, size_t len)
 	return ret;
 }
 
+int spoor_trace_gap(struct spoor_trace *tr, uint64_t lost)
+{
+	struct spoor_deframe_item it;
+	int ret;
+
+	if (!tr || tr->finished)
+		return SPOOR_E_INVAL;
+	ret = spoor_deframe_gap(tr->df, tr->cfg.atid, lost, &it);
+	if (ret < 0)
+		return ret;
+	on_item(tr, &it);
+	/* Every source: which of them the lost bytes belonged to, no one knows. */
+	for (uint32_t i = 0; i < tr->nsources; i++) {
+		uint32_t s = tr->order[i];
+
+		spoor_decoder_gap(tr->dec[s], SPOOR_E_LOST);
+		drain(tr, tr->dec[s], s, it.offset);
+	}
+	return 0;
+}
+
 /* Flushes every source's decoder (@final: the end) and hands out what it gives. */
 static void flush_all(struct spoor_trace *tr, bool final)
 {

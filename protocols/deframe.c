@@ -174,6 +174,43 @@ int spoor_deframe_feed(struct spoor_deframe *df, const uint8_t *buf, size_t len,
 	return 0;
 }
 
+int spoor_deframe_gap(struct spoor_deframe *df, unsigned source, uint64_t lost,
+		      struct spoor_deframe_item *item)
+{
+	struct df_lane *ln;
+	uint64_t skip = lost == SPOOR_DEFRAME_LOST_UNKNOWN ? 0 : lost;
+
+	if (!df || !item || df->finished || df->pos < df->len)
+		return SPOOR_E_INVAL;
+	if (!df->atb)
+		source = 0;
+	else if (source >= ATB_LANES)
+		return SPOOR_E_INVAL;
+	ln = &df->lanes[source];
+	memset(item, 0, sizeof(*item));
+	item->kind = SPOOR_DF_GAP;
+	item->offset = df->base + df->len;
+	item->bytes = lost;
+	item->source = source;
+	/* A frame begun before the gap can't be finished: its end is lost. */
+	df->stats.truncated_bytes += ln->have;
+	df->stats.pending_bytes -= ln->have;
+	ln->have = 0;
+	ln->need = 0;
+	ln->synced = false;
+	ln->nulls = 0;
+	ln->pos += skip;
+	df->base += df->len + skip;
+	df->chunk = NULL;
+	df->len = 0;
+	df->pos = 0;
+	df->lane_base = ln->pos;
+	df->stats.gaps++;
+	df->stats.lost_bytes += skip;
+	update_fast(df);
+	return SPOOR_DF_GAP;
+}
+
 /* Returns 0 after marking the end of the stream, or SPOOR_E_INVAL (chunk pending). */
 int spoor_deframe_finish(struct spoor_deframe *df)
 {

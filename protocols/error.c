@@ -39,6 +39,11 @@ const char *spoor_errstr(int err)
 	case SPOOR_E_DUPLICATE:		return "key given twice";
 	case SPOOR_E_TOO_BIG:		return "input too large";
 	case SPOOR_E_MISMATCH:		return "program does not match the board or parameters";
+	case SPOOR_E_NO_DEVICE:		return "no such probe, or it was unplugged";
+	case SPOOR_E_STALL:		return "the probe refused the request";
+	case SPOOR_E_BUSY:		return "the device is in use by another program";
+	case SPOOR_E_USB:		return "USB transfer failed";
+	case SPOOR_E_LOST:		return "trace bytes were lost";
 	}
 	return "unknown error";
 }

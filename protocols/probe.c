@@ -33,6 +33,7 @@ int spoor_probe_info_encode(const struct spoor_probe_info *in, uint8_t *out)
 	put32(out + 8, in->capabilities);
 	put32(out + 12, in->buffer_size);
 	memcpy(out + 16, in->serial, n);	/* NUL-padded to 32 bytes */
+	put32(out + 48, in->target);
 	return SPOOR_PROBE_INFO_SIZE;
 }
 
@@ -48,6 +49,7 @@ int spoor_probe_info_decode(const uint8_t *buf, size_t len, struct spoor_probe_i
 	out->firmware_version = get32(buf + 4);
 	out->capabilities = get32(buf + 8);
 	out->buffer_size = get32(buf + 12);
+	out->target = get32(buf + 48);
 	/* Up to the first NUL (the rest is padding). */
 	memcpy(out->serial, buf + 16, strnlen((const char *)buf + 16, SPOOR_PROBE_SERIAL_MAX));
 	/* Printable serials only: a host prints and matches them. */
@@ -384,5 +386,63 @@ int spoor_probe_image_check(const uint8_t *buf, size_t len, uint32_t target,
 								     SPOOR_E_BAD_LENGTH;
 	if (spoor_probe_crc32(0, buf + SPOOR_PROBE_IMAGE_HEADER, img->length) != img->crc32)
 		return SPOOR_E_CHECKSUM;
+	return 0;
+}
+
+/* ---- the TCP binding --------------------------------------------------------- */
+
+int spoor_probe_setup_encode(const struct spoor_probe_setup *in, uint8_t *out)
+{
+	if (!in || !out)
+		return SPOOR_E_INVAL;
+	out[0] = in->request_type;
+	out[1] = in->request;
+	put16(out + 2, in->value);
+	put16(out + 4, in->index);
+	put16(out + 6, in->length);
+	return SPOOR_PROBE_SETUP_SIZE;
+}
+
+int spoor_probe_setup_decode(const uint8_t *buf, size_t len, struct spoor_probe_setup *out)
+{
+	if (!buf || !out)
+		return SPOOR_E_INVAL;
+	if (len < SPOOR_PROBE_SETUP_SIZE)
+		return SPOOR_E_TRUNCATED;
+	out->request_type = buf[0];
+	out->request = buf[1];
+	out->value = get16(buf + 2);
+	out->index = get16(buf + 4);
+	out->length = get16(buf + 6);
+	return 0;
+}
+
+int spoor_probe_msg_encode(const struct spoor_probe_msg *in, uint8_t *out)
+{
+	if (!in || !out || (in->kind != SPOOR_PROBE_MSG_CONTROL && in->kind != SPOOR_PROBE_MSG_BULK) ||
+	    in->status > SPOOR_PROBE_STALL || in->length > SPOOR_PROBE_MSG_MAX)
+		return SPOOR_E_INVAL;
+	out[0] = in->kind;
+	out[1] = in->status;
+	put16(out + 2, 0);
+	put32(out + 4, in->length);
+	return SPOOR_PROBE_MSG_HEADER;
+}
+
+int spoor_probe_msg_decode(const uint8_t *buf, size_t len, struct spoor_probe_msg *out)
+{
+	if (!buf || !out)
+		return SPOOR_E_INVAL;
+	if (len < SPOOR_PROBE_MSG_HEADER)
+		return SPOOR_E_TRUNCATED;
+	out->kind = buf[0];
+	out->status = buf[1];
+	out->length = get32(buf + 4);
+	if ((out->kind != SPOOR_PROBE_MSG_CONTROL && out->kind != SPOOR_PROBE_MSG_BULK) ||
+	    out->status > SPOOR_PROBE_STALL || (out->kind == SPOOR_PROBE_MSG_BULK && out->status) ||
+	    get16(buf + 2))
+		return SPOOR_E_BAD_FIELD;
+	if (out->length > SPOOR_PROBE_MSG_MAX)
+		return SPOOR_E_TOO_BIG;
 	return 0;
 }

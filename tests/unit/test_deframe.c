@@ -1155,6 +1155,76 @@ static void test_api(void)
 	spoor_deframe_free(NULL);
 }
 
+/* Collects the kinds and offsets of every item of the current chunk. */
+static unsigned items_of(struct spoor_deframe *df, struct spoor_deframe_item *out, unsigned max)
+{
+	struct spoor_deframe_item it;
+	unsigned n = 0;
+
+	while (spoor_deframe_next(df, &it, sizeof(it)) > 0)
+		if (n < max)
+			out[n++] = it;
+	return n;
+}
+
+/*
+ * spoor_deframe_gap(): a probe's overflow in the middle of a frame drops
+ * that frame, the deframer finds the next one by zero-run alignment, and
+ * offsets stay trace offsets (a known loss) or go on as fed (unknown).
+ */
+static void test_gap(void)
+{
+	uint8_t s[6 + 6 + 32 + 6] = { 0 };
+	struct spoor_deframe_config cfg;
+	struct spoor_deframe_item it[8];
+	struct spoor_deframe_stats st;
+	struct spoor_deframe *df;
+
+	/* A, B, 32 idle bytes, C: 6-byte raw frames. */
+	for (unsigned f = 0; f < 3; f++) {
+		uint8_t *p = s + (f < 2 ? 6 * f : 44);
+
+		p[0] = 0x45;
+		for (unsigned i = 1; i < 6; i++)
+			p[i] = (uint8_t)(16 * f + i);
+	}
+	for (unsigned unknown = 0; unknown < 2; unknown++) {
+		raw_config(&cfg);
+		cfg.start_synced = true;
+		df = spoor_deframe_new(&cfg);
+		CHECK(df != NULL);
+		if (!df)
+			return;
+		/* A and two bytes of B; the next four are lost. */
+		CHECK_EQ(spoor_deframe_feed(df, s, 8, 0), 0);
+		CHECK_EQ(spoor_deframe_gap(df, 0, 4, it), SPOOR_E_INVAL);	/* chunk pending */
+		CHECK_EQ(items_of(df, it, 8), 1);
+		CHECK_EQ(it[0].kind, SPOOR_DF_FRAME);
+		CHECK_EQ(spoor_deframe_gap(df, 0, unknown ? SPOOR_DEFRAME_LOST_UNKNOWN : 4, it),
+			 SPOOR_DF_GAP);
+		CHECK_EQ(it[0].offset, 8);
+		CHECK_EQ(it[0].bytes, unknown ? SPOOR_DEFRAME_LOST_UNKNOWN : 4);
+		CHECK_EQ(spoor_deframe_offset(df), unknown ? 8 : 12);
+		/* What follows the loss: no frame until the zero run, then C. */
+		CHECK_EQ(spoor_deframe_feed(df, s + 12, sizeof(s) - 12, 0), 0);
+		CHECK_EQ(items_of(df, it, 8), 2);
+		CHECK_EQ(it[0].kind, SPOOR_DF_SYNC);
+		CHECK_EQ(it[1].kind, SPOOR_DF_FRAME);
+		CHECK_EQ(it[1].frame.offset, unknown ? 40 : 44);
+		CHECK_EQ(it[1].frame.payload[0], 33);
+		CHECK_EQ(spoor_deframe_stats(df, &st, sizeof(st)), 0);
+		CHECK_EQ(st.gaps, 1);
+		CHECK_EQ(st.lost_bytes, unknown ? 0 : 4);
+		CHECK_EQ(st.truncated_bytes, 2);	/* B's first two bytes */
+		CHECK_EQ(st.pending_bytes, 0);
+		CHECK_EQ(st.frames, 2);
+		CHECK_EQ(spoor_deframe_finish(df), 0);
+		CHECK_EQ(spoor_deframe_gap(df, 0, 1, it), SPOOR_E_INVAL);	/* after the end */
+		spoor_deframe_free(df);
+	}
+	CHECK_EQ(spoor_deframe_gap(NULL, 0, 1, it), SPOOR_E_INVAL);
+}
+
 /*
  * payload_room: a frame inside the chunk may be read up to the chunk's end;
  * one split across chunks (held by the deframer) at least to its own end.
@@ -1341,6 +1411,7 @@ int main(int argc, char **argv)
 	check_args(argc, argv,
 		   "Tests for the streaming deframer: conformance vectors and corrupted copies.");
 	test_api();
+	test_gap();
 	test_payload_room();
 	test_garbage_start();
 	test_vectors();

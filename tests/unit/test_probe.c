@@ -14,7 +14,7 @@ static void test_payloads(void)
 	struct spoor_probe_info info = {
 		.protocol_version = SPOOR_PROBE_PROTOCOL_VERSION, .firmware_version = 0x010203,
 		.capabilities = SPOOR_PROBE_CAP_DDR | SPOOR_PROBE_CAP_DFU, .buffer_size = 1u << 24,
-		.port_widths = 0x808b, .serial = "SIM-0001",
+		.port_widths = 0x808b, .serial = "SIM-0001", .target = SPOOR_PROBE_TARGET_SIM,
 	}, info2;
 	struct spoor_probe_config cfg = { .port_width = 4, .flags = SPOOR_PROBE_CFG_DDR, .encap = 1,
 					  .src_bits = 6 }, cfg2;
@@ -27,6 +27,7 @@ static void test_payloads(void)
 	CHECK_EQ(info2.firmware_version, 0x010203);
 	CHECK_EQ(info2.buffer_size, 1u << 24);
 	CHECK_EQ(info2.port_widths, 0x808b);
+	CHECK_EQ(info2.target, SPOOR_PROBE_TARGET_SIM);
 	CHECK(!strcmp(info2.serial, "SIM-0001"));
 	CHECK_EQ(spoor_probe_info_decode(buf, SPOOR_PROBE_INFO_SIZE - 1, &info2), SPOOR_E_TRUNCATED);
 	buf[20] = 0x07;
@@ -256,6 +257,48 @@ static void test_images(void)
 	free(buf);
 }
 
+/* The TCP binding's SETUP packets and message headers. */
+static void test_tcp_binding(void)
+{
+	struct spoor_probe_setup s = { .request_type = SPOOR_PROBE_DFU_REQTYPE_OUT, .request = 1,
+				       .value = 0x1234, .index = SPOOR_PROBE_IF_DFU,
+				       .length = 4096 }, s2;
+	struct spoor_probe_msg m = { .kind = SPOOR_PROBE_MSG_BULK, .length = SPOOR_PROBE_MSG_MAX }, m2;
+	uint8_t b[SPOOR_PROBE_MSG_HEADER];
+	static const uint8_t setup_wire[] = { 0x21, 0x01, 0x34, 0x12, 0x01, 0x00, 0x00, 0x10 };
+
+	CHECK_EQ(spoor_probe_setup_encode(&s, b), SPOOR_PROBE_SETUP_SIZE);
+	CHECK(!memcmp(b, setup_wire, sizeof(setup_wire)));
+	CHECK_EQ(spoor_probe_setup_decode(b, SPOOR_PROBE_SETUP_SIZE, &s2), 0);
+	CHECK(s2.request_type == s.request_type && s2.request == s.request &&
+	      s2.value == s.value && s2.index == s.index && s2.length == s.length);
+	CHECK_EQ(spoor_probe_setup_decode(b, SPOOR_PROBE_SETUP_SIZE - 1, &s2), SPOOR_E_TRUNCATED);
+
+	CHECK_EQ(spoor_probe_msg_encode(&m, b), SPOOR_PROBE_MSG_HEADER);
+	CHECK_EQ(b[0], 0x42);
+	CHECK_EQ(spoor_probe_msg_decode(b, sizeof(b), &m2), 0);
+	CHECK(m2.kind == m.kind && m2.status == 0 && m2.length == m.length);
+	CHECK_EQ(spoor_probe_msg_decode(b, sizeof(b) - 1, &m2), SPOOR_E_TRUNCATED);
+	b[7] = 0xff;	/* 4 GiB: longer than any message */
+	CHECK_EQ(spoor_probe_msg_decode(b, sizeof(b), &m2), SPOOR_E_TOO_BIG);
+	m.length++;
+	CHECK_EQ(spoor_probe_msg_encode(&m, b), SPOOR_E_INVAL);
+	m = (struct spoor_probe_msg){ .kind = SPOOR_PROBE_MSG_CONTROL, .status = SPOOR_PROBE_STALL };
+	CHECK_EQ(spoor_probe_msg_encode(&m, b), SPOOR_PROBE_MSG_HEADER);
+	CHECK_EQ(spoor_probe_msg_decode(b, sizeof(b), &m2), 0);
+	CHECK_EQ(m2.status, SPOOR_PROBE_STALL);
+	b[1] = 2;	/* no such status */
+	CHECK_EQ(spoor_probe_msg_decode(b, sizeof(b), &m2), SPOOR_E_BAD_FIELD);
+	b[1] = 1;
+	b[0] = 'B';	/* a bulk message never stalls */
+	CHECK_EQ(spoor_probe_msg_decode(b, sizeof(b), &m2), SPOOR_E_BAD_FIELD);
+	b[0] = 'X';
+	CHECK_EQ(spoor_probe_msg_decode(b, sizeof(b), &m2), SPOOR_E_BAD_FIELD);
+	b[0] = 'C';
+	b[2] = 1;	/* reserved */
+	CHECK_EQ(spoor_probe_msg_decode(b, sizeof(b), &m2), SPOOR_E_BAD_FIELD);
+}
+
 int main(int argc, char **argv)
 {
 	check_args(argc, argv,
@@ -263,5 +306,6 @@ int main(int argc, char **argv)
 	test_payloads();
 	test_stream();
 	test_images();
+	test_tcp_binding();
 	return check_done();
 }

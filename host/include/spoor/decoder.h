@@ -163,6 +163,16 @@ int spoor_decoder_next(struct spoor_decoder *dec, struct spoor_dec_item *item, s
 int spoor_decoder_next_blocks(struct spoor_decoder *dec, struct spoor_block *blocks, size_t max);
 
 /*
+ * The trace lost bytes here (@reason: a negative spoor_error, such as
+ * SPOOR_E_LOST for a probe's overflow): the open block ends, a GAP event
+ * says so (unless decoding already waits for a sync), and decoding resumes
+ * at the next synchronisation packet.  Call with nothing pending (after
+ * next() returned 0); take the block and event with next().  Returns 0 or
+ * SPOOR_E_INVAL.
+ */
+int spoor_decoder_gap(struct spoor_decoder *dec, int reason);
+
+/*
  * End of the trace: the open block, if any, is emitted by next() with end
  * SPOOR_BLK_END (@final) or SPOOR_BLK_OPEN (not final: decoding goes on,
  * the instructions after it in the blocks that follow).

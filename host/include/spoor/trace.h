@@ -112,6 +112,17 @@ void spoor_trace_free(struct spoor_trace *tr);
 int spoor_trace_feed(struct spoor_trace *tr, const uint8_t *buf, size_t len);
 
 /*
+ * The source lost @lost bytes of the stream here (a probe's overflow, a
+ * capture file's LOSS record; SPOOR_DEFRAME_LOST_UNKNOWN when no one knows
+ * how many): the stream callback gets a SPOOR_DF_GAP item, a frame begun
+ * before it is dropped, the deframer looks for the next frame by zero-run
+ * alignment, and every source's decoder ends its block with a GAP event
+ * (reason SPOOR_E_LOST) and waits for the next synchronisation packet.
+ * Stream offsets move on by @lost.  Returns 0 or SPOOR_E_INVAL.
+ */
+int spoor_trace_gap(struct spoor_trace *tr, uint64_t lost);
+
+/*
  * End of the stream: a frame cut off is reported (stream callback,
  * SPOOR_DF_TRUNCATED) and every source's open block is handed out, ending
  * SPOOR_BLK_END.  Returns 0 or SPOOR_E_INVAL.

@@ -61,6 +61,14 @@ size_t spoor_fw_trace_in(struct spoor_fw *fw, const uint8_t *b, size_t n)
 	return k;
 }
 
+void spoor_fw_trace_lost(struct spoor_fw *fw, uint64_t n)
+{
+	if (fw->state != SPOOR_PROBE_CAPTURING || !n)
+		return;
+	mark_loss(fw, fw->captured, n);
+	fw->captured += n;
+}
+
 void spoor_fw_status(const struct spoor_fw *fw, struct spoor_probe_status *st)
 {
 	memset(st, 0, sizeof(*st));

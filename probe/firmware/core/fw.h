@@ -59,6 +59,13 @@ int spoor_fw_init(struct spoor_fw *fw, uint8_t *buf, size_t size,
 size_t spoor_fw_trace_in(struct spoor_fw *fw, const uint8_t *b, size_t n);
 
 /*
+ * The port lost @n trace bytes before they reached the buffer (its own
+ * FIFO or DMA overran): they are reported like a full buffer's, at their
+ * trace offset.
+ */
+void spoor_fw_trace_lost(struct spoor_fw *fw, uint64_t n);
+
+/*
  * A vendor control request @request with @len bytes of data at @data (OUT
  * requests) or room for @len bytes there (IN requests).  Returns the bytes
  * of an IN reply, 0 for an OUT request taken, or -1 to STALL.

@@ -36,6 +36,8 @@ extern "C" {
 #define SPOOR_CAPTURE_RECORD 24			/* record header */
 #define SPOOR_CAPTURE_TRAILER 4			/* its CRC-32 */
 #define SPOOR_CAPTURE_MAX_PAYLOAD (1u << 20)
+/* A LOSS record's count when no one knows how many bytes were lost. */
+#define SPOOR_CAPTURE_LOST_UNKNOWN UINT64_MAX
 
 enum spoor_capture_type {
 	SPOOR_CAPTURE_DATA = 1,

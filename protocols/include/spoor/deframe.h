@@ -49,7 +49,11 @@ enum spoor_deframe_kind {
 	SPOOR_DF_SYNC,		/* synchronised at item.offset; item.bytes skipped before it */
 	SPOOR_DF_SYNC_LOST,	/* impossible header at item.offset; item.reason says why */
 	SPOOR_DF_TRUNCATED,	/* end of stream inside a frame: item.bytes lost at item.offset */
+	SPOOR_DF_GAP,		/* the source lost item.bytes at item.offset (spoor_deframe_gap()) */
 };
+
+/* Bytes lost in a gap of unknown size (spoor_deframe_gap()). */
+#define SPOOR_DEFRAME_LOST_UNKNOWN UINT64_MAX
 
 struct spoor_deframe_item {
 	enum spoor_deframe_kind kind;
@@ -70,6 +74,8 @@ struct spoor_deframe_stats {
 	uint64_t sync_losses;	/* SYNC_LOST items */
 	uint64_t syncs;		/* SYNC items */
 	uint64_t pending_bytes;	/* bytes held of frames not yet complete */
+	uint64_t gaps;		/* spoor_deframe_gap() calls */
+	uint64_t lost_bytes;	/* bytes they said were lost (the known ones) */
 };
 
 struct spoor_deframe;
@@ -129,6 +135,19 @@ int spoor_deframe_next_frames(struct spoor_deframe *df, struct spoor_frame *fram
 int spoor_deframe_drain(struct spoor_deframe *df,
 			void (*on_frames)(void *ctx, const struct spoor_frame *frames, size_t n),
 			void (*on_item)(void *ctx, const struct spoor_deframe_item *item), void *ctx);
+
+/*
+ * The bytes of @source's stream (the ATID for ATB, else ignored) that
+ * would come next are lost: @lost of them (SPOOR_DEFRAME_LOST_UNKNOWN: no
+ * one knows how many), as a probe's overflow says.  The current chunk must
+ * have been consumed.  A frame held in part is dropped (counted as
+ * truncated), the lane goes unsynchronised — the next frame is found again
+ * by zero-run alignment — and the stream offsets move on by @lost.  Fills
+ * @item (SPOOR_DF_GAP: where and how much) for the caller to report.
+ * Returns SPOOR_DF_GAP or SPOOR_E_INVAL.
+ */
+int spoor_deframe_gap(struct spoor_deframe *df, unsigned source, uint64_t lost,
+		      struct spoor_deframe_item *item);
 
 /* Copies the counters into @stats (@size = sizeof(*stats)).  Returns 0 or SPOOR_E_INVAL. */
 int spoor_deframe_stats(const struct spoor_deframe *df, struct spoor_deframe_stats *stats,

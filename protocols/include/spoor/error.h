@@ -47,10 +47,15 @@ enum spoor_error {
 	SPOOR_E_DUPLICATE = -32,	/* configuration key given twice */
 	SPOOR_E_TOO_BIG = -33,		/* input larger than its format allows */
 	SPOOR_E_MISMATCH = -34,		/* program and board/parameters disagree (XLEN, ISA) */
+	SPOOR_E_NO_DEVICE = -35,	/* no such probe, or it was unplugged */
+	SPOOR_E_STALL = -36,		/* the probe refused the request (USB STALL) */
+	SPOOR_E_BUSY = -37,		/* the device is in use by another program */
+	SPOOR_E_USB = -38,		/* a USB transfer failed */
+	SPOOR_E_LOST = -39,		/* trace bytes were lost (the probe's buffer overflowed) */
 };
 
 /* The last (most negative) error code, for tables and tests. */
-#define SPOOR_E_LAST SPOOR_E_MISMATCH
+#define SPOOR_E_LAST SPOOR_E_LOST
 
 /* Returns a static, human-readable description of @err (any int). */
 const char *spoor_errstr(int err);

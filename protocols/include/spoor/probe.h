@@ -27,6 +27,17 @@ extern "C" {
 #define SPOOR_PROBE_PID 0x0001
 #define SPOOR_PROBE_PROTOCOL_VERSION 0x0100	/* 1.0 */
 
+/* Interfaces and the bulk IN endpoint of the trace stream. */
+#define SPOOR_PROBE_IF_TRACE 0		/* vendor-specific: requests below, bulk IN */
+#define SPOOR_PROBE_IF_DFU 1		/* USB DFU 1.1 (class FE, subclass 01) */
+#define SPOOR_PROBE_EP_TRACE 0x81
+/* bmRequestType of the vendor requests (to the interface), IN and OUT. */
+#define SPOOR_PROBE_REQTYPE_IN 0xc1
+#define SPOOR_PROBE_REQTYPE_OUT 0x41
+/* bmRequestType of the DFU class requests (to interface SPOOR_PROBE_IF_DFU). */
+#define SPOOR_PROBE_DFU_REQTYPE_IN 0xa1
+#define SPOOR_PROBE_DFU_REQTYPE_OUT 0x21
+
 /* Vendor control requests (bmRequestType: vendor, interface). */
 enum spoor_probe_request {
 	SPOOR_PROBE_GET_INFO = 0x01,	/* IN: struct spoor_probe_info */
@@ -44,10 +55,11 @@ enum spoor_probe_caps {
 };
 
 #define SPOOR_PROBE_SERIAL_MAX 32
-#define SPOOR_PROBE_INFO_SIZE 48
+#define SPOOR_PROBE_INFO_SIZE 52
 struct spoor_probe_info {
 	uint16_t protocol_version;
 	uint32_t firmware_version;	/* major << 16 | minor << 8 | patch */
+	uint32_t target;		/* the hardware (SPOOR_PROBE_TARGET_*): the images it takes */
 	uint32_t capabilities;		/* enum spoor_probe_caps */
 	uint32_t buffer_size;		/* bytes of capture buffer */
 	uint16_t port_widths;		/* bit n: a port n + 1 bits wide is supported */
@@ -167,6 +179,54 @@ int spoor_probe_stream_feed(struct spoor_probe_stream *s, const uint8_t *buf, si
  */
 int spoor_probe_stream_next(struct spoor_probe_stream *s, struct spoor_probe_item *item,
 			    size_t size);
+
+/* ---- the TCP binding ------------------------------------------------------ */
+/*
+ * The sim port's TCP service and the host's tcp: transport carry the same
+ * requests and bulk stream as USB.  Host to probe: a request, the 8-byte USB
+ * SETUP packet then, for an OUT request, its wLength data bytes.  Probe to
+ * host: messages, each an 8-byte header (u8 kind, u8 status, u16 zero, u32
+ * length) and length bytes: the reply to the last request (kind CONTROL,
+ * status ACK with the IN data, or STALL with none), or bulk IN bytes (kind
+ * BULK, the records above, cut anywhere) sent whenever the probe has them.
+ */
+#define SPOOR_PROBE_SETUP_SIZE 8
+#define SPOOR_PROBE_MSG_HEADER 8
+#define SPOOR_PROBE_MSG_MAX (1u << 20)		/* bytes of one message's payload at most */
+
+struct spoor_probe_setup {
+	uint8_t request_type;	/* bmRequestType: bit 7 IN */
+	uint8_t request;	/* bRequest */
+	uint16_t value, index, length;	/* wValue, wIndex, wLength */
+};
+
+enum spoor_probe_msg_kind {
+	SPOOR_PROBE_MSG_CONTROL = 0x43,	/* 'C': the reply to the last request */
+	SPOOR_PROBE_MSG_BULK = 0x42,	/* 'B': bulk IN bytes */
+};
+
+enum spoor_probe_msg_status {
+	SPOOR_PROBE_ACK = 0,
+	SPOOR_PROBE_STALL = 1,
+};
+
+struct spoor_probe_msg {
+	uint8_t kind;		/* enum spoor_probe_msg_kind */
+	uint8_t status;		/* enum spoor_probe_msg_status (CONTROL) */
+	uint32_t length;	/* payload bytes that follow */
+};
+
+/* Writes / reads the 8-byte SETUP packet.  Returns its size / 0, or SPOOR_E_INVAL / SPOOR_E_TRUNCATED. */
+int spoor_probe_setup_encode(const struct spoor_probe_setup *in, uint8_t *out);
+int spoor_probe_setup_decode(const uint8_t *buf, size_t len, struct spoor_probe_setup *out);
+
+/*
+ * Writes / reads a message header.  Returns its size / 0, or SPOOR_E_INVAL,
+ * SPOOR_E_TRUNCATED, SPOOR_E_BAD_FIELD (an unknown kind or status, nonzero
+ * reserved bytes) / SPOOR_E_TOO_BIG (longer than SPOOR_PROBE_MSG_MAX).
+ */
+int spoor_probe_msg_encode(const struct spoor_probe_msg *in, uint8_t *out);
+int spoor_probe_msg_decode(const uint8_t *buf, size_t len, struct spoor_probe_msg *out);
 
 /* ---- firmware images -------------------------------------------------------- */
 
