@@ -5,7 +5,8 @@ set -eu
 # static libspoor.a needs (pkg-config --static libspoor; tests/install).
 packages="build-essential cmake ninja-build pkg-config clang libclang-rt-14-dev
 	libinih-dev zlib1g-dev gzip libelf-dev libdw-dev libbz2-dev liblzma-dev gcc-riscv64-unknown-elf binutils-riscv64-unknown-elf picolibc-riscv64-unknown-elf
-	qemu-system-misc openocd gdb-multiarch python3"
+	qemu-system-misc openocd gdb-multiarch python3
+	libusb-1.0-0-dev libudev-dev libftdi1-dev umockdev libumockdev-dev dfu-util"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

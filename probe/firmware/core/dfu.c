@@ -71,6 +71,9 @@ static int dnload(struct spoor_fw_dfu *dfu, uint16_t block, const uint8_t *data,
 			return fail(dfu, SPOOR_DFU_ERR_NOTDONE);
 		dfu->dl_len = 0;
 		dfu->next_block = block;
+		/* A new download overwrites the slot a previous one committed. */
+		if (dfu->committed && dfu->committed_slot == spare(dfu))
+			dfu->committed = false;
 		if (f->erase(f->ctx, spare(dfu)))
 			return fail(dfu, SPOOR_DFU_ERR_ERASE);
 	} else if (dfu->state != SPOOR_DFU_DNLOAD_IDLE) {
@@ -92,11 +95,15 @@ static int dnload(struct spoor_fw_dfu *dfu, uint16_t block, const uint8_t *data,
 	return 0;
 }
 
-/* UPLOAD: the running image (header and body), @len bytes at a time. */
+/*
+ * UPLOAD: the image that runs from the next reset — the one committed by a
+ * download in this DFU session, else the one running — header and body,
+ * @len bytes at a time: what a host reads back to verify an update.
+ */
 static int upload(struct spoor_fw_dfu *dfu, uint8_t *data, size_t len)
 {
 	const struct spoor_fw_flash *f = dfu->flash;
-	unsigned slot = f->active(f->ctx);
+	unsigned slot = dfu->committed ? dfu->committed_slot : f->active(f->ctx);
 	uint8_t hdr[SPOOR_PROBE_IMAGE_HEADER];
 	struct spoor_probe_image img;
 	uint32_t total;
@@ -128,14 +135,18 @@ static int getstatus(struct spoor_fw_dfu *dfu, uint8_t *data, size_t len)
 	if (dfu->state == SPOOR_DFU_DNLOAD_SYNC) {
 		dfu->state = SPOOR_DFU_DNLOAD_IDLE;
 	} else if (dfu->state == SPOOR_DFU_MANIFEST_SYNC) {
+		unsigned slot = spare(dfu);	/* (a port's commit may switch slots at once) */
 		uint8_t st = verify(dfu);
 
 		if (st != SPOOR_DFU_OK)
 			fail(dfu, st);
-		else if (dfu->flash->commit(dfu->flash->ctx, spare(dfu)))
+		else if (dfu->flash->commit(dfu->flash->ctx, slot))
 			fail(dfu, SPOOR_DFU_ERR_PROG);
-		else
+		else {
+			dfu->committed = true;
+			dfu->committed_slot = (uint8_t)slot;
 			dfu->state = SPOOR_DFU_IDLE;	/* manifestation tolerant */
+		}
 	}
 	data[0] = dfu->status;
 	data[1] = data[2] = data[3] = 0;	/* bwPollTimeout: no wait */

@@ -55,6 +55,8 @@ struct spoor_fw_dfu {
 	uint32_t dl_len;	/* bytes downloaded so far */
 	uint32_t ul_off;	/* bytes uploaded so far */
 	bool detach;		/* DETACH came: the port resets into DFU mode */
+	bool committed;		/* a download was committed: it runs from the next reset */
+	uint8_t committed_slot;	/* ... from this slot (UPLOAD reads it back) */
 };
 
 /*
