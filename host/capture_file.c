@@ -135,7 +135,9 @@ int spoor_capture_write_loss(struct spoor_capture_writer *w, uint64_t lost)
 		return SPOOR_E_INVAL;
 	if (append(w, &r))
 		return SPOOR_E_IO;
-	w->offset += lost;
+	/* An unknown loss (a probe away a while): offsets go on as the bytes come. */
+	if (lost != SPOOR_CAPTURE_LOST_UNKNOWN)
+		w->offset += lost;
 	return 0;
 }
 

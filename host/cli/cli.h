@@ -31,6 +31,10 @@ int cmd_dump(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_virt(int argc, char **argv);
 int cmd_gdbserver(int argc, char **argv);
+int cmd_probes(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
+int cmd_stream(int argc, char **argv);
+int cmd_flash(int argc, char **argv);
 
 /* Parses an unsigned number in [min, max] for option @opt; prints an error
  * naming the option and returns false when it is not one. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Shared options and the read-deframe loop of the stream-reading commands. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,6 @@
 #include "spoor/config_file.h"
 #include "spoor/error.h"
 
-#define READ_CHUNK 65536
 #define MAX_SOURCE 65535	/* srcID is at most 16 bits */
 
 const char cli_stream_usage[] =
@@ -88,7 +88,6 @@ void cli_stream_init(struct cli_stream *s, const char *cmd)
 	s->only_source = -1;
 	s->src_bits = s->ts_bytes = s->type_bits = -1;
 	s->encap_kind = -1;
-	s->fd = -1;
 }
 
 const char cli_exit_usage[] =
@@ -291,8 +290,10 @@ int cli_stream_apply(struct cli_stream *s)
 
 int cli_stream_open(struct cli_stream *s, int argc, char **argv)
 {
+	struct spoor_capture_header h;
+	struct spoor_diag diag;
 	struct stat sb;
-	int status;
+	int status, ret;
 
 	if (optind != argc - 1) {
 		fprintf(stderr, "spoor %s: expected one input FILE (or - for stdin); "
@@ -303,19 +304,48 @@ int cli_stream_open(struct cli_stream *s, int argc, char **argv)
 	if (status)
 		return status;
 	s->path = argv[optind];
-	if (!strcmp(s->path, "-")) {
-		s->fd = STDIN_FILENO;
-	} else {
-		s->fd = open(s->path, O_RDONLY);
-		if (s->fd < 0) {
-			fprintf(stderr, "spoor %s: cannot open '%s': %s\n", s->cmd, s->path,
-				strerror(errno));
-			return CLI_EXIT_ERROR;
+	if (spoor_source_spec_live(s->path)) {
+		fprintf(stderr, "spoor %s: '%s' is a probe: capture from it with 'spoor capture' "
+			"or decode it live with 'spoor stream' (a file of that name: ./%s)\n",
+			s->cmd, s->path, s->path);
+		return CLI_EXIT_ERROR;
+	}
+	ret = spoor_source_open(s->path, &s->src, &diag);
+	if (ret < 0) {
+		fprintf(stderr, "spoor %s: %s\n", s->cmd, diag.msg);
+		return CLI_EXIT_ERROR;
+	}
+	if (!spoor_source_header(s->src, &h)) {
+		/* The capture says how its bytes are wrapped, unless told otherwise. */
+		s->capture = true;
+		if (s->encap_kind < 0) {
+			s->dcfg.encap = h.encap;
+			if (spoor_encap_config_check(&s->dcfg.encap)) {
+				fprintf(stderr, "spoor %s: %s: the capture's encapsulation "
+					"options are not valid\n", s->cmd, s->path);
+				cli_stream_close(s);
+				return CLI_EXIT_ERROR;
+			}
 		}
 	}
-	if (!fstat(s->fd, &sb) && S_ISREG(sb.st_mode))
+	if (strcmp(s->path, "-") && !stat(s->path, &sb) && S_ISREG(sb.st_mode))
 		s->size = (uint64_t)sb.st_size;
 	return 0;
+}
+
+void cli_stream_losses(const struct cli_stream *s, FILE *out)
+{
+	if (s->losses)
+		fprintf(out, ", %" PRIu64 " loss%s in the capture (%" PRIu64 " bytes known lost)",
+			s->losses, s->losses == 1 ? "" : "es", s->lost);
+	if (s->damaged)
+		fputs(", the capture file is damaged", out);
+}
+
+void cli_stream_close(struct cli_stream *s)
+{
+	spoor_source_close(s->src);
+	s->src = NULL;
 }
 
 /* What drain() hands the deframer's items to. */
@@ -351,40 +381,68 @@ static int drain(struct cli_stream *s, struct spoor_deframe *df, const struct cl
 	return spoor_deframe_drain(df, drain_frames, drain_item, &d);
 }
 
-int cli_stream_read(struct cli_stream *s, int (*chunk)(void *ctx, const uint8_t *buf, size_t len),
-		    void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx)
-{
-	uint8_t *buf = malloc(READ_CHUNK);
-	uint64_t done = 0;
-	int status = 0;
-	ssize_t n;
+/* What a read of the input hands on. */
+struct read_ctx {
+	struct cli_stream *s;
+	const struct cli_read_ops *ops;
+	void *ctx;
+	uint64_t done;
+	int status;
+};
 
-	if (!buf) {
-		fprintf(stderr, "spoor %s: out of memory\n", s->cmd);
-		status = CLI_EXIT_ERROR;
+static void read_data(void *arg, uint64_t offset, const uint8_t *buf, size_t len)
+{
+	struct read_ctx *r = arg;
+
+	(void)offset;
+	if (r->status)
+		return;
+	r->status = r->ops->chunk(r->ctx, buf, len);
+	r->done += len;
+	if (r->ops->progress)
+		r->ops->progress(r->ctx, r->done, r->s->size);
+}
+
+static void read_loss(void *arg, uint64_t offset, uint64_t lost)
+{
+	struct read_ctx *r = arg;
+
+	(void)offset;
+	r->s->losses++;
+	if (lost != SPOOR_SOURCE_LOST_UNKNOWN)
+		r->s->lost += lost;
+	if (!r->status && r->ops->gap)
+		r->status = r->ops->gap(r->ctx, lost);
+}
+
+static void read_error(void *arg, uint64_t at, int reason, const char *what)
+{
+	struct read_ctx *r = arg;
+
+	(void)reason;
+	r->s->damaged = true;
+	fprintf(stderr, "spoor %s: %s: file offset %" PRIu64 ": %s; read up to there\n",
+		r->s->cmd, r->s->path, at, what);
+}
+
+int cli_stream_read(struct cli_stream *s, const struct cli_read_ops *ops, void *ctx)
+{
+	static const struct spoor_source_ops src_ops = {
+		.data = read_data, .loss = read_loss, .error = read_error,
+	};
+	struct read_ctx r = { .s = s, .ops = ops, .ctx = ctx };
+	int ret;
+
+	do
+		ret = spoor_source_poll(s->src, -1, &src_ops, &r);
+	while (ret == SPOOR_SOURCE_MORE && !r.status);
+	if (ret < 0 && !r.status) {
+		fprintf(stderr, "spoor %s: reading '%s': %s\n", s->cmd, s->path,
+			ret == SPOOR_E_IO ? strerror(errno) : spoor_errstr(ret));
+		r.status = CLI_EXIT_ERROR;
 	}
-	while (buf && !status) {
-		n = read(s->fd, buf, READ_CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			fprintf(stderr, "spoor %s: reading '%s': %s\n", s->cmd, s->path,
-				strerror(errno));
-			status = CLI_EXIT_ERROR;
-			break;
-		}
-		if (n == 0)
-			break;
-		status = chunk(ctx, buf, (size_t)n);
-		done += (uint64_t)n;
-		if (progress)
-			progress(ctx, done, s->size);
-	}
-	if (s->fd > STDIN_FILENO)
-		close(s->fd);
-	s->fd = -1;
-	free(buf);
-	return status;
+	cli_stream_close(s);
+	return r.status;
 }
 
 /* What cli_stream_run() reads through. */
@@ -394,6 +452,21 @@ struct run_ctx {
 	const struct cli_stream_ops *ops;
 	void *ctx;
 };
+
+/* A loss in the input: the deframer resynchronises after it. */
+static int run_gap(void *arg, uint64_t lost)
+{
+	struct run_ctx *r = arg;
+	struct spoor_deframe_item it;
+	int ret = spoor_deframe_gap(r->df, r->s->atid, lost, &it);
+
+	if (ret < 0) {
+		fprintf(stderr, "spoor %s: deframer: %s\n", r->s->cmd, spoor_errstr(ret));
+		return CLI_EXIT_ERROR;
+	}
+	r->ops->event(r->ctx, &it);
+	return 0;
+}
 
 /* One chunk through the deframer; returns 0 or an exit status after a message. */
 static int run_chunk(void *arg, const uint8_t *buf, size_t len)
@@ -421,18 +494,19 @@ static void run_progress(void *arg, uint64_t done, uint64_t total)
 int cli_stream_run(struct cli_stream *s, const struct cli_stream_ops *ops, void *ctx,
 		   struct spoor_deframe_stats *st)
 {
+	static const struct cli_read_ops rops = {
+		.chunk = run_chunk, .gap = run_gap, .progress = run_progress,
+	};
 	struct run_ctx r = { .s = s, .df = spoor_deframe_new(&s->dcfg), .ops = ops, .ctx = ctx };
 	int status, ret;
 
 	memset(st, 0, sizeof(*st));
 	if (!r.df) {
 		fprintf(stderr, "spoor %s: cannot set up the deframer\n", s->cmd);
-		if (s->fd > STDIN_FILENO)
-			close(s->fd);
-		s->fd = -1;
+		cli_stream_close(s);
 		return CLI_EXIT_ERROR;
 	}
-	status = cli_stream_read(s, run_chunk, run_progress, &r);
+	status = cli_stream_read(s, &rops, &r);
 	if (!status) {
 		ret = spoor_deframe_finish(r.df);
 		if (!ret)

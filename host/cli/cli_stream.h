@@ -9,10 +9,12 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "spoor/deframe.h"
 #include "spoor/params.h"
+#include "spoor/source.h"
 
 /* getopt_long values of the shared options; commands number theirs from CLI_OPT_OWN. */
 enum {
@@ -40,8 +42,11 @@ struct cli_stream {
 	int encap_kind;			/* -1: the board's, else raw */
 	char isa[32];			/* the board's ISA, "" without --board */
 	const char *path;
-	int fd;
+	struct spoor_source *src;	/* the input: a capture file or a raw stream */
+	bool capture;			/* it is a capture file (its header was applied) */
 	uint64_t size;			/* input size when known (regular file), else 0 */
+	uint64_t losses, lost;		/* LOSS records (a probe's overflows); bytes they lost */
+	bool damaged;			/* the capture file goes bad before its end */
 };
 
 /* The shared options' usage lines. */
@@ -73,8 +78,9 @@ int cli_stream_apply(struct cli_stream *s);
 /*
  * After option parsing: loads the board or parameter file, applies --param
  * and the encapsulation options over it, takes the one remaining argument as
- * the input (FILE or - for stdin), checks the options and opens it.  Returns
- * 0 or an exit status (a one-line message printed).
+ * the input (FILE or - for stdin: a capture file, whose header gives the
+ * encapsulation unless --encap does, or a raw stream), checks the options
+ * and opens it.  Returns 0 or an exit status (a one-line message printed).
  */
 int cli_stream_open(struct cli_stream *s, int argc, char **argv);
 
@@ -87,14 +93,27 @@ struct cli_stream_ops {
 	int (*check)(void *ctx);
 };
 
+struct cli_read_ops {
+	/* The next @len trace bytes: returns 0, or an exit status that stops the reading. */
+	int (*chunk)(void *ctx, const uint8_t *buf, size_t len);
+	/* @lost bytes missing here (a capture's LOSS record; SPOOR_SOURCE_LOST_UNKNOWN). */
+	int (*gap)(void *ctx, uint64_t lost);
+	/* Bytes read so far of @total (0: unknown); may be NULL. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+};
+
 /*
- * Reads the input to its end, handing each chunk read to @chunk (which
- * returns 0, or an exit status that stops the reading), and the progress to
- * @progress (may be NULL).  Closes the input.  Returns 0 or an exit status
- * (a read error is reported).
+ * Reads the input to its end through @ops.  Closes the input.  Returns 0 or
+ * an exit status (a read error is reported; a capture file that goes bad is
+ * reported and read up to there, s->damaged set).
  */
-int cli_stream_read(struct cli_stream *s, int (*chunk)(void *ctx, const uint8_t *buf, size_t len),
-		    void (*progress)(void *ctx, uint64_t done, uint64_t total), void *ctx);
+int cli_stream_read(struct cli_stream *s, const struct cli_read_ops *ops, void *ctx);
+
+/* Appends ", N losses in the capture (B bytes)" and ", the capture is damaged" to a verdict line. */
+void cli_stream_losses(const struct cli_stream *s, FILE *out);
+
+/* Closes the input (if still open). */
+void cli_stream_close(struct cli_stream *s);
 
 /*
  * Reads the input to its end through a deframer, handing frames of the

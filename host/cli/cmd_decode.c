@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* spoor decode: reconstruct the retired instructions of a trace stream. */
+/*
+ * spoor decode: reconstruct the retired instructions of a trace stream;
+ * spoor stream: the same, live from a probe, printed or served over TCP.
+ */
+#define _GNU_SOURCE	/* fopencookie(): the decoded stream to TCP clients */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -11,6 +15,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_probe.h"
+#include "cli_serve.h"
 #include "cli_stream.h"
 #include "spoor/board.h"
 #include "spoor/decoder.h"
@@ -23,8 +29,19 @@ enum out_format { OUT_PCS, OUT_TEXT, OUT_JSON };
 
 #define OUTBUF 65536
 
+enum serve_format { SERVE_DECODED, SERVE_RAW };
+
 struct decode {
 	struct cli_stream in;
+	FILE *fo;			/* the output: stdout, or the clients of --serve */
+	/* spoor stream */
+	bool live;
+	struct cli_probe probe;
+	const char *capture_out;	/* -o: a capture file too */
+	const char *serve_addr;		/* --serve */
+	enum serve_format serve_format;
+	struct cli_serve *serve;
+	int live_err;			/* the pipeline's error during streaming */
 	struct spoor_image *img;
 	enum out_format format;
 	uint32_t options;
@@ -61,12 +78,52 @@ static void decode_usage(FILE *out)
 	fputs(cli_exit_usage, out);
 }
 
+static void stream_usage(FILE *out)
+{
+	fputs("usage: spoor stream --probe SOURCE --elf FILE[@OFFSET] [OPTIONS]\n"
+	      "       spoor stream --probe SOURCE --serve [HOST:]PORT --serve-format raw [OPTIONS]\n"
+	      "Decode a probe's trace live and print it as 'spoor decode' does, or serve the\n"
+	      "decoded (or the raw) stream to any number of TCP clients at once: each gets it\n"
+	      "from the moment it joins; one that falls 16 MiB behind is dropped with a message\n"
+	      "and never slows the capture. Runs until Ctrl-C, --duration, --size or the end\n"
+	      "of a file source; with -o the capture is kept in a capture file as well.\n\n"
+	      "  -o, --output FILE    keep the capture in FILE too (spoor capture's format)\n"
+	      "  --serve [HOST:]PORT  serve instead of printing (HOST defaults to 127.0.0.1)\n"
+	      "  --serve-format F     decoded (in --format, default) | raw (the trace bytes)\n",
+	      out);
+	fputs(cli_probe_usage, out);
+	fputs("  --elf, --raw, --spike-rom, --options, --spec-rules, --mtvec, --stvec,\n"
+	      "  --format, --stats, -q: as 'spoor decode' (see 'spoor decode --help');\n"
+	      "  --unsynced for a probe joining a running trace port\n", out);
+	fputs(cli_stream_usage, out);
+	fputs(cli_exit_usage, out);
+}
+
 enum {
 	OPT_ELF = CLI_OPT_OWN, OPT_RAW, OPT_SPIKE_ROM, OPT_OPTIONS, OPT_SPEC_RULES, OPT_FORMAT,
-	OPT_STATS, OPT_MTVEC, OPT_STVEC,
+	OPT_STATS, OPT_MTVEC, OPT_STVEC, OPT_SERVE, OPT_SERVE_FORMAT,
 };
 
 static const struct option decode_own_options[] = {
+	{ "elf", required_argument, NULL, OPT_ELF },
+	{ "raw", required_argument, NULL, OPT_RAW },
+	{ "spike-rom", no_argument, NULL, OPT_SPIKE_ROM },
+	{ "options", required_argument, NULL, OPT_OPTIONS },
+	{ "spec-rules", no_argument, NULL, OPT_SPEC_RULES },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "mtvec", required_argument, NULL, OPT_MTVEC },
+	{ "stvec", required_argument, NULL, OPT_STVEC },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* spoor stream's options on top of decode's. */
+static const struct option stream_own_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "serve", required_argument, NULL, OPT_SERVE },
+	{ "serve-format", required_argument, NULL, OPT_SERVE_FORMAT },
 	{ "elf", required_argument, NULL, OPT_ELF },
 	{ "raw", required_argument, NULL, OPT_RAW },
 	{ "spike-rom", no_argument, NULL, OPT_SPIKE_ROM },
@@ -199,18 +256,38 @@ static bool parse_options(struct decode *d, const char *arg)
 /* Parses the command line into @d; returns 0, -1 (help shown) or an exit status. */
 static int parse_args(struct decode *d, int argc, char **argv)
 {
-	struct option opts[CLI_STREAM_NOPTS + 12];
+	struct option own[CLI_PROBE_NOPTS + 20];
+	struct option opts[CLI_STREAM_NOPTS + CLI_PROBE_NOPTS + 20];
 	int c, ret;
 
-	cli_stream_options(decode_own_options, opts);
+	if (d->live)
+		cli_probe_options(stream_own_options, own);
+	cli_stream_options(d->live ? own : decode_own_options, opts);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, d->live ? ":o:qh" : ":qh", opts, NULL)) != -1) {
 		ret = cli_stream_option(&d->in, c, optarg);
+		if (!ret && d->live)
+			ret = cli_probe_option(&d->probe, c, optarg);
 		if (ret < 0)	/* a bad file, or a bad value */
 			return CLI_EXIT_ERROR;
 		if (ret > 0)
 			continue;
 		switch (c) {
+		case 'o':
+			d->capture_out = optarg;
+			break;
+		case OPT_SERVE:
+			d->serve_addr = optarg;
+			break;
+		case OPT_SERVE_FORMAT: {
+			static const char *const names[] = { "decoded", "raw" };
+			int i = cli_choice(d->in.cmd, "--serve-format", optarg, names, 2);
+
+			if (i < 0)
+				return CLI_EXIT_ERROR;
+			d->serve_format = (enum serve_format)i;
+			break;
+		}
 		case OPT_ELF:
 			if (!add_elf(d, optarg))
 				return CLI_EXIT_ERROR;
@@ -261,11 +338,25 @@ static int parse_args(struct decode *d, int argc, char **argv)
 			d->quiet = true;
 			break;
 		case 'h':
-			decode_usage(stdout);
+			if (d->live)
+				stream_usage(stdout);
+			else
+				decode_usage(stdout);
 			return -1;
 		default:
-			return cli_bad_option("decode", c, argv);
+			return cli_bad_option(d->in.cmd, c, argv);
 		}
+	}
+	if (d->live && d->serve_format == SERVE_RAW) {
+		if (!d->serve_addr) {
+			fprintf(stderr, "spoor stream: --serve-format raw needs --serve [HOST:]PORT\n");
+			return CLI_EXIT_ERROR;
+		}
+		if (optind != argc) {
+			fprintf(stderr, "spoor stream: unexpected argument '%s'\n", argv[optind]);
+			return CLI_EXIT_ERROR;
+		}
+		return cli_stream_apply(&d->in);
 	}
 	if (d->spike_rom) {
 		unsigned xlen = spoor_image_xlen(d->img);
@@ -277,8 +368,16 @@ static int parse_args(struct decode *d, int argc, char **argv)
 		}
 	}
 	if (!spoor_image_xlen(d->img)) {
-		fprintf(stderr, "spoor decode: no program: give it with --elf FILE\n");
+		fprintf(stderr, "spoor %s: no program: give it with --elf FILE\n", d->in.cmd);
 		return CLI_EXIT_ERROR;
+	}
+	if (d->live) {
+		if (optind != argc) {
+			fprintf(stderr, "spoor stream: unexpected argument '%s' (the probe is "
+				"--probe SOURCE)\n", argv[optind]);
+			return CLI_EXIT_ERROR;
+		}
+		return cli_stream_apply(&d->in);
 	}
 	return cli_stream_open(&d->in, argc, argv);
 }
@@ -288,7 +387,7 @@ static int parse_args(struct decode *d, int argc, char **argv)
 /* Writes the pcs buffer out; a failed write shows in ferror(stdout). */
 static void out_flush(struct decode *d)
 {
-	if (d->outlen && fwrite(d->out, 1, d->outlen, stdout) != d->outlen && !d->out_errno)
+	if (d->outlen && fwrite(d->out, 1, d->outlen, d->fo) != d->outlen && !d->out_errno)
 		d->out_errno = errno;
 	d->outlen = 0;
 }
@@ -327,18 +426,18 @@ static void text_insn(struct decode *d, struct spoor_decoder *dec, uint64_t addr
 	int line;
 
 	out_flush(d);
-	printf("%016" PRIx64, addr);
+	fprintf(d->fo, "%016" PRIx64, addr);
 	if (!spoor_image_symbol(d->img, addr, &sym, &off))
-		printf("  %s+0x%" PRIx64, sym, off);
+		fprintf(d->fo, "  %s+0x%" PRIx64, sym, off);
 	if (!spoor_image_line(d->img, addr, &file, &line))
-		printf("  %s:%d", file, line);
+		fprintf(d->fo, "  %s:%d", file, line);
 	if (in->len == 2)
-		printf("  %04" PRIx32 "     ", in->raw & 0xffff);
+		fprintf(d->fo, "  %04" PRIx32 "     ", in->raw & 0xffff);
 	else
-		printf("  %08" PRIx32, in->raw);
+		fprintf(d->fo, "  %08" PRIx32, in->raw);
 	if (in->cls != SPOOR_INSN_SEQ)
-		printf("  %s", spoor_insn_class_name(in->cls));
-	putchar('\n');
+		fprintf(d->fo, "  %s", spoor_insn_class_name(in->cls));
+	fputc('\n', d->fo);
 	(void)dec;
 }
 
@@ -367,12 +466,12 @@ static void json_block(struct decode *d, const struct spoor_dec_item *it)
 	const struct spoor_block *b = &it->block;
 
 	out_flush(d);
-	printf("{\"block\":{\"source\":%" PRIu32 ",\"offset\":%" PRIu64 ",\"start\":\"0x%" PRIx64
+	fprintf(d->fo, "{\"block\":{\"source\":%" PRIu32 ",\"offset\":%" PRIu64 ",\"start\":\"0x%" PRIx64
 	       "\",\"last\":\"0x%" PRIx64 "\",\"ninsn\":%" PRIu64 ",\"end\":\"%s\",\"priv\":%u",
 	       it->source, it->offset, b->start, b->last, b->ninsn, end_names[b->end], b->priv);
 	if (b->next)
-		printf(",\"next\":\"0x%" PRIx64 "\"", b->next);
-	puts("}}");
+		fprintf(d->fo, ",\"next\":\"0x%" PRIx64 "\"", b->next);
+	fputs("}}\n", d->fo);
 }
 
 static const char *const event_names[] = {
@@ -395,53 +494,53 @@ static void print_event(struct decode *d, const struct spoor_dec_item *it)
 	}
 	out_flush(d);
 	if (d->format == OUT_JSON) {
-		printf("{\"event\":{\"kind\":\"%s\",\"source\":%" PRIu32 ",\"offset\":%" PRIu64
+		fprintf(d->fo, "{\"event\":{\"kind\":\"%s\",\"source\":%" PRIu32 ",\"offset\":%" PRIu64
 		       ",\"priv\":%u", event_names[e->kind], it->source, it->offset, e->priv);
 		if (e->kind == SPOOR_EV_TRAP) {
-			printf(",\"cause\":%" PRIu64 ",\"interrupt\":%s,\"tval\":\"0x%" PRIx64 "\"",
+			fprintf(d->fo, ",\"cause\":%" PRIu64 ",\"interrupt\":%s,\"tval\":\"0x%" PRIx64 "\"",
 			       e->cause, e->interrupt ? "true" : "false", e->tval);
 			if (e->has_epc)
-				printf(",\"epc\":\"0x%" PRIx64 "\"", e->epc);
+				fprintf(d->fo, ",\"epc\":\"0x%" PRIx64 "\"", e->epc);
 		}
 		if (e->kind == SPOOR_EV_GAP)
-			printf(",\"reason\":\"%s\"", spoor_errstr(e->reason));
+			fprintf(d->fo, ",\"reason\":\"%s\"", spoor_errstr(e->reason));
 		if (e->kind == SPOOR_EV_SYNC || e->kind == SPOOR_EV_TRAP || e->kind == SPOOR_EV_GAP)
-			printf(",\"address\":\"0x%" PRIx64 "\"", e->address);
+			fprintf(d->fo, ",\"address\":\"0x%" PRIx64 "\"", e->address);
 		if (e->kind == SPOOR_EV_CONTEXT)
-			printf(",\"context\":\"0x%" PRIx64 "\"", e->context);
+			fprintf(d->fo, ",\"context\":\"0x%" PRIx64 "\"", e->context);
 		if (e->kind == SPOOR_EV_START)
-			printf(",\"options\":%" PRIu32, e->options);
-		puts("}}");
+			fprintf(d->fo, ",\"options\":%" PRIu32, e->options);
+		fputs("}}\n", d->fo);
 		return;
 	}
-	printf("-- %s", event_names[e->kind]);
+	fprintf(d->fo, "-- %s", event_names[e->kind]);
 	switch (e->kind) {
 	case SPOOR_EV_TRAP:
-		printf(" %s %" PRIu64, e->interrupt ? "interrupt" : "exception", e->cause);
+		fprintf(d->fo, " %s %" PRIu64, e->interrupt ? "interrupt" : "exception", e->cause);
 		if (e->has_epc)
-			printf(" epc 0x%" PRIx64, e->epc);
+			fprintf(d->fo, " epc 0x%" PRIx64, e->epc);
 		if (!e->interrupt)
-			printf(" tval 0x%" PRIx64, e->tval);
+			fprintf(d->fo, " tval 0x%" PRIx64, e->tval);
 		if (e->address)
-			printf(" handler 0x%" PRIx64, e->address);
+			fprintf(d->fo, " handler 0x%" PRIx64, e->address);
 		break;
 	case SPOOR_EV_SYNC:
-		printf(" at 0x%" PRIx64, e->address);
+		fprintf(d->fo, " at 0x%" PRIx64, e->address);
 		break;
 	case SPOOR_EV_PRIV:
-		printf(" %u", e->priv);
+		fprintf(d->fo, " %u", e->priv);
 		break;
 	case SPOOR_EV_CONTEXT:
-		printf(" 0x%" PRIx64, e->context);
+		fprintf(d->fo, " 0x%" PRIx64, e->context);
 		break;
 	case SPOOR_EV_GAP:
-		printf(": %s at 0x%" PRIx64 " (packet at offset %" PRIu64 "); resuming at the next sync",
+		fprintf(d->fo, ": %s at 0x%" PRIx64 " (packet at offset %" PRIu64 "); resuming at the next sync",
 		       spoor_errstr(e->reason), e->address, it->offset);
 		break;
 	default:
 		break;
 	}
-	printf(" (source %" PRIu32 ")\n", it->source);
+	fprintf(d->fo, " (source %" PRIu32 ")\n", it->source);
 }
 
 /* ---- pipeline callbacks --------------------------------------------------- */
@@ -490,6 +589,26 @@ static void on_stream(void *ctx, const struct spoor_deframe_item *it)
 	else if (it->kind == SPOOR_DF_TRUNCATED)
 		fprintf(stderr, "spoor decode: stream ends inside a packet at offset %" PRIu64
 			" (%" PRIu64 " bytes)\n", it->offset, it->bytes);
+	else if (it->kind == SPOOR_DF_GAP && it->bytes == SPOOR_DEFRAME_LOST_UNKNOWN)
+		fprintf(stderr, "spoor decode: stream offset %" PRIu64 ": trace lost (the probe "
+			"was away); decoding resumes at the next sync\n", it->offset);
+	else if (it->kind == SPOOR_DF_GAP)
+		fprintf(stderr, "spoor decode: stream offset %" PRIu64 ": %" PRIu64 " bytes lost "
+			"(the probe's buffer overflowed); decoding resumes at the next sync\n",
+			it->offset, it->bytes);
+}
+
+/* A loss in the input (a capture's LOSS record): the pipeline resynchronises after it. */
+static int on_gap(void *ctx, uint64_t lost)
+{
+	struct decode *d = ctx;
+	int ret = spoor_trace_gap(d->trace, lost);
+
+	if (ret) {
+		fprintf(stderr, "spoor decode: %s\n", spoor_errstr(ret));
+		return CLI_EXIT_ERROR;
+	}
+	return 0;
 }
 
 /* One chunk of the input into the pipeline; returns 0 or an exit status. */
@@ -503,9 +622,9 @@ static int on_chunk(void *ctx, const uint8_t *buf, size_t len)
 		return CLI_EXIT_ERROR;
 	}
 	/* Stop at the first failed write (a full disk): do not decode on for nothing. */
-	if (!ferror(stdout))
+	if (!ferror(d->fo))
 		return 0;
-	return cli_output_check("decode", stdout, d->out_errno ? d->out_errno : errno);
+	return cli_output_check("decode", d->fo, d->out_errno ? d->out_errno : errno);
 }
 
 /* A progress bar on stderr for large inputs when stderr is a terminal. */
@@ -586,7 +705,7 @@ static int trace_verdict(struct decode *d)
 
 	spoor_trace_stats(d->trace, &st, sizeof(st));
 	problems = st.decoder.gaps + st.deframe.sync_losses + st.bad_packets +
-		   (st.deframe.truncated_bytes != 0);
+		   (st.deframe.truncated_bytes != 0) + d->in.damaged;
 	if (!st.decoder.instructions) {
 		fprintf(stderr, "spoor decode: no instruction decoded from %" PRIu64 " bytes (%s)\n",
 			st.deframe.bytes, !st.deframe.bytes ? "empty input" :
@@ -599,57 +718,188 @@ static int trace_verdict(struct decode *d)
 		return CLI_EXIT_CLEAN;
 	fprintf(stderr, "spoor decode: completed with %" PRIu64 " problem%s: %" PRIu64 " gap%s "
 		"(trace inconsistent with the program, or lost), %" PRIu64 " stream sync loss%s, %"
-		PRIu64 " bad packet%s%s\n", problems, problems == 1 ? "" : "s", st.decoder.gaps,
+		PRIu64 " bad packet%s%s", problems, problems == 1 ? "" : "s", st.decoder.gaps,
 		st.decoder.gaps == 1 ? "" : "s", st.deframe.sync_losses,
 		st.deframe.sync_losses == 1 ? "" : "es", st.bad_packets,
 		st.bad_packets == 1 ? "" : "s",
 		st.deframe.truncated_bytes ? ", the stream ends inside a packet" : "");
+	cli_stream_losses(&d->in, stderr);
+	fputc('\n', stderr);
 	return CLI_EXIT_GAPS;
 }
 
-int cmd_decode(int argc, char **argv)
+/* ---- spoor stream ---------------------------------------------------------- */
+
+/* Trace bytes from the probe: into the pipeline, or to the clients as they are. */
+static void live_data(void *ctx, uint64_t offset, const uint8_t *buf, size_t len)
+{
+	struct decode *d = ctx;
+	int ret;
+
+	(void)offset;
+	if (d->serve && d->serve_format == SERVE_RAW) {
+		cli_serve_write(d->serve, buf, len);
+		return;
+	}
+	ret = spoor_trace_feed(d->trace, buf, len);
+	if (ret && !d->live_err)
+		d->live_err = ret;
+}
+
+static void live_loss(void *ctx, uint64_t offset, uint64_t lost)
+{
+	struct decode *d = ctx;
+
+	(void)offset;
+	d->in.losses++;
+	if (lost != SPOOR_SOURCE_LOST_UNKNOWN)
+		d->in.lost += lost;
+	if (d->trace)
+		spoor_trace_gap(d->trace, lost);
+}
+
+/* The decoded text to every client of --serve. */
+static ssize_t serve_cookie_write(void *cookie, const char *buf, size_t len)
+{
+	cli_serve_write(cookie, buf, len);
+	return (ssize_t)len;
+}
+
+/* Reads the probe until the end; returns 0 or an exit status. */
+static int stream_run(struct decode *d)
+{
+	static const struct spoor_source_ops ops = { .data = live_data, .loss = live_loss };
+	char text[4200] = "";
+	int status, ret;
+
+	if (d->serve_addr) {
+		d->serve = cli_serve_new("stream", d->serve_addr);
+		if (!d->serve)
+			return CLI_EXIT_ERROR;
+		if (d->serve_format == SERVE_DECODED) {
+			d->fo = fopencookie(d->serve, "w", (cookie_io_functions_t){
+						    .write = serve_cookie_write });
+			if (!d->fo) {
+				d->fo = stdout;
+				fprintf(stderr, "spoor stream: out of memory\n");
+				return CLI_EXIT_ERROR;
+			}
+		}
+	}
+	if (d->in.board_path)
+		snprintf(text, sizeof(text), "board=%s\n", d->in.board_path);
+	status = cli_probe_start(&d->probe, &d->in.dcfg.encap, d->capture_out, text);
+	while (!status) {
+		ret = cli_probe_poll(&d->probe, d->serve ? 10 : 50, &ops, d);
+		if (d->live_err) {
+			fprintf(stderr, "spoor stream: %s\n", spoor_errstr(d->live_err));
+			status = CLI_EXIT_ERROR;
+			break;
+		}
+		out_flush(d);
+		fflush(d->fo);
+		if (d->serve)
+			cli_serve_poll(d->serve, 0);
+		else if (ferror(d->fo))
+			status = cli_output_check("stream", d->fo, errno);
+		if (ret == 1)
+			break;
+		if (ret)
+			status = ret;
+	}
+	ret = cli_probe_finish(&d->probe, d->quiet);
+	return status ? status : ret;
+}
+
+/* decode and stream: the options, the pipeline, the input, the verdict. */
+static int decode_main(struct decode *d, int argc, char **argv)
+{
+	static const struct cli_read_ops read_ops = {
+		.chunk = on_chunk, .gap = on_gap, .progress = on_progress,
+	};
+	int status, ret, live_status = 0;
+
+	d->fo = stdout;
+	status = parse_args(d, argc, argv);
+	if (status)
+		return status;
+	if (!(d->live && d->serve_format == SERVE_RAW)) {
+		status = make_trace(d);
+		if (status)
+			return status;
+	}
+	if (d->live) {
+		live_status = status = stream_run(d);
+		if (status == CLI_EXIT_GAPS)
+			status = 0;	/* judged with the trace below */
+	} else {
+		status = cli_stream_read(&d->in, &read_ops, d);
+	}
+	if (!d->trace) {
+		if (d->serve)
+			cli_serve_drain(d->serve, 1000);
+		return live_status;
+	}
+	/* End of the trace: a frame cut off, every source's last block. */
+	ret = spoor_trace_finish(d->trace);
+	if (ret && !status) {
+		fprintf(stderr, "spoor %s: %s\n", d->in.cmd, spoor_errstr(ret));
+		status = CLI_EXIT_ERROR;
+	}
+	out_flush(d);
+	if (d->stats)
+		print_stats(d);
+	if (d->serve) {
+		fflush(d->fo);
+		cli_serve_drain(d->serve, 1000);
+	}
+	if (!status && !d->serve)
+		status = cli_output_check(d->in.cmd, d->fo, d->out_errno);
+	if (!status)
+		status = trace_verdict(d);
+	if (!status && live_status)
+		status = live_status;
+	return status;
+}
+
+/* Runs decode (@live false) or stream. */
+static int decode_cmd(int argc, char **argv, bool live)
 {
 	struct decode *d = calloc(1, sizeof(*d));
-	int status, ret;
+	int status;
 
 	if (!d)
 		goto nomem;
 	d->img = spoor_image_new();
 	if (!d->img)
 		goto nomem;
-	cli_stream_init(&d->in, "decode");
+	cli_stream_init(&d->in, live ? "stream" : "decode");
+	cli_probe_init(&d->probe, "stream");
+	d->live = live;
 	d->compat = SPOOR_COMPAT_REFERENCE;
-	status = parse_args(d, argc, argv);
-	if (status)
-		goto out;
-	status = make_trace(d);
-	if (status)
-		goto out;
-	status = cli_stream_read(&d->in, on_chunk, on_progress, d);
-	/* End of the trace: a frame cut off, every source's last block. */
-	ret = spoor_trace_finish(d->trace);
-	if (ret && !status) {
-		fprintf(stderr, "spoor decode: %s\n", spoor_errstr(ret));
-		status = CLI_EXIT_ERROR;
-	}
-	out_flush(d);
-	if (d->stats)
-		print_stats(d);
-	if (!status)
-		status = cli_output_check("decode", stdout, d->out_errno);
-	if (!status)
-		status = trace_verdict(d);
-out:
-	if (d->in.fd > STDIN_FILENO)
-		close(d->in.fd);
+	status = decode_main(d, argc, argv);
+	cli_stream_close(&d->in);
+	if (d->fo && d->fo != stdout)
+		fclose(d->fo);
+	cli_serve_free(d->serve);
 	spoor_trace_free(d->trace);
 	spoor_image_free(d->img);
 	free(d);
 	return status < 0 ? CLI_EXIT_CLEAN : status;
 nomem:
-	fprintf(stderr, "spoor decode: out of memory\n");
+	fprintf(stderr, "spoor %s: out of memory\n", live ? "stream" : "decode");
 	if (d)
 		spoor_image_free(d->img);
 	free(d);
 	return CLI_EXIT_ERROR;
+}
+
+int cmd_decode(int argc, char **argv)
+{
+	return decode_cmd(argc, argv, false);
+}
+
+int cmd_stream(int argc, char **argv)
+{
+	return decode_cmd(argc, argv, true);
 }

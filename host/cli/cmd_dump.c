@@ -177,11 +177,14 @@ static void dump_event(struct dump *d, const struct spoor_deframe_item *it)
 
 	if (d->format == OUT_JSON) {
 		what = it->kind == SPOOR_DF_SYNC ? "sync" :
-		       it->kind == SPOOR_DF_SYNC_LOST ? "sync_lost" : "truncated";
+		       it->kind == SPOOR_DF_SYNC_LOST ? "sync_lost" :
+		       it->kind == SPOOR_DF_GAP ? "lost" : "truncated";
 		fprintf(o, "{\"offset\":%" PRIu64 ",\"source\":%" PRIu32 ",\"event\":\"%s\"",
 			it->offset, it->source, what);
 		if (it->kind == SPOOR_DF_SYNC_LOST)
 			fprintf(o, ",\"reason\":\"%s\"", spoor_errstr(it->reason));
+		else if (it->kind == SPOOR_DF_GAP && it->bytes == SPOOR_DEFRAME_LOST_UNKNOWN)
+			fputs(",\"bytes\":null", o);
 		else
 			fprintf(o, ",\"bytes\":%" PRIu64, it->bytes);
 		fputs("}\n", o);
@@ -199,6 +202,14 @@ static void dump_event(struct dump *d, const struct spoor_deframe_item *it)
 	case SPOOR_DF_SYNC_LOST:
 		fprintf(o, "-- sync lost: %s; skipping to the next sync sequence\n",
 			spoor_errstr(it->reason));
+		break;
+	case SPOOR_DF_GAP:
+		if (it->bytes == SPOOR_DEFRAME_LOST_UNKNOWN)
+			fputs("-- trace lost (the probe was away); skipping to the next sync "
+			      "sequence\n", o);
+		else
+			fprintf(o, "-- %" PRIu64 " bytes lost (the probe's buffer overflowed); "
+				"skipping to the next sync sequence\n", it->bytes);
 		break;
 	default:
 		fprintf(o, "-- stream ends inside a packet: %" PRIu64 " bytes truncated\n",
@@ -263,7 +274,8 @@ static int on_check(void *ctx)
  */
 static int stream_verdict(struct dump *d, const struct spoor_deframe_stats *st)
 {
-	uint64_t problems = st->sync_losses + d->bad_packets + (st->truncated_bytes != 0);
+	uint64_t problems = st->sync_losses + d->bad_packets + (st->truncated_bytes != 0) +
+			    d->in.losses + d->in.damaged;
 
 	if (!d->packets) {
 		fprintf(stderr, "spoor dump: no te_inst packet in %" PRIu64 " bytes (%s)\n",
@@ -275,10 +287,12 @@ static int stream_verdict(struct dump *d, const struct spoor_deframe_stats *st)
 	if (!problems)
 		return CLI_EXIT_CLEAN;
 	fprintf(stderr, "spoor dump: completed with %" PRIu64 " problem%s: %" PRIu64 " stream sync "
-		"loss%s, %" PRIu64 " bad packet%s%s\n", problems, problems == 1 ? "" : "s",
+		"loss%s, %" PRIu64 " bad packet%s%s", problems, problems == 1 ? "" : "s",
 		st->sync_losses, st->sync_losses == 1 ? "" : "es", d->bad_packets,
 		d->bad_packets == 1 ? "" : "s",
 		st->truncated_bytes ? ", the stream ends inside a packet" : "");
+	cli_stream_losses(&d->in, stderr);
+	fputc('\n', stderr);
 	return CLI_EXIT_GAPS;
 }
 

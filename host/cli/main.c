@@ -11,6 +11,10 @@ static const struct spoor_cmd commands[] = {
 	{ "virt", "run a program on the virtual board (JTAG, trace port)", cmd_virt },
 	{ "gdbserver", "serve the trace to GDB (record btrace), before OpenOCD or from a capture",
 	  cmd_gdbserver },
+	{ "probes", "list the attached trace probes", cmd_probes },
+	{ "capture", "record a probe's trace into a capture file", cmd_capture },
+	{ "stream", "decode a probe's trace live, or serve it to TCP clients", cmd_stream },
+	{ "flash", "update a probe's firmware (DFU)", cmd_flash },
 };
 
 static void usage(FILE *out)
