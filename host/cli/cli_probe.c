@@ -24,6 +24,8 @@ const char cli_probe_usage[] =
 	"  --ddr                sample on both clock edges\n"
 	"  --falling-edge       sample on the falling edge\n"
 	"  --duration SECONDS   stop after this long (default: at Ctrl-C)\n"
+	"  --idle SECONDS       stop once the trace has been silent this long (after its\n"
+	"                       first byte): the target finished\n"
 	"  --size SIZE          stop after this many trace bytes, lost ones included (k, M, G)\n"
 	"  --reconnect SECONDS  wait this long for an unplugged probe to come back (default 10;\n"
 	"                       0: stop at once)\n"
@@ -38,6 +40,7 @@ static const struct option probe_options[CLI_PROBE_NOPTS] = {
 	{ "size", required_argument, NULL, CLI_OPT_SIZE },
 	{ "reconnect", required_argument, NULL, CLI_OPT_RECONNECT },
 	{ "status", required_argument, NULL, CLI_OPT_STATUS },
+	{ "idle", required_argument, NULL, CLI_OPT_IDLE },
 };
 
 /* Seconds on the monotonic clock. */
@@ -116,14 +119,18 @@ int cli_probe_option(struct cli_probe *p, int c, const char *arg)
 		p->cfg.flags |= SPOOR_PROBE_CFG_FALLING;
 		return 1;
 	case CLI_OPT_DURATION:
+	case CLI_OPT_IDLE: {
+		double *d = c == CLI_OPT_IDLE ? &p->idle : &p->duration;
+
 		errno = 0;
-		p->duration = strtod(arg, &end);
-		if (errno || end == arg || *end || !(p->duration > 0) || p->duration > 1e7) {
-			fprintf(stderr, "spoor %s: --duration: '%s' is not a number of seconds\n",
-				p->cmd, arg);
+		*d = strtod(arg, &end);
+		if (errno || end == arg || *end || !(*d > 0) || *d > 1e7) {
+			fprintf(stderr, "spoor %s: %s: '%s' is not a number of seconds\n", p->cmd,
+				c == CLI_OPT_IDLE ? "--idle" : "--duration", arg);
 			return -1;
 		}
 		return 1;
+	}
 	case CLI_OPT_SIZE:
 		if (!parse_size(arg, &p->size)) {
 			fprintf(stderr, "spoor %s: --size: '%s' is not a size (a number, then k, "
@@ -281,6 +288,7 @@ static void relay_data(void *arg, uint64_t offset, const uint8_t *buf, size_t le
 		cap_failed(p);
 	p->bytes += len;
 	p->next_offset = offset + len;
+	p->t_data = now_s();
 	if (r->ops && r->ops->data)
 		r->ops->data(r->ctx, offset, buf, len);
 }
@@ -410,7 +418,8 @@ int cli_probe_poll(struct cli_probe *p, int timeout_ms, const struct spoor_sourc
 	if (p->ended || p->gone)
 		return 1;
 	limit = (p->duration > 0 && now_s() - p->t_start >= p->duration) ||
-		(p->size && p->bytes + p->lost >= p->size) || p->cap_errno;
+		(p->size && p->bytes + p->lost >= p->size) || p->cap_errno ||
+		(p->idle > 0 && p->bytes && now_s() - p->t_data >= p->idle);
 	if ((stop_signal || limit) && !p->stop_sent) {
 		p->stop_sent = true;
 		p->t_stop = now_s();

@@ -22,10 +22,10 @@
 /* getopt_long values of the probe options (commands number theirs elsewhere). */
 enum {
 	CLI_OPT_PROBE = 400, CLI_OPT_PORT_WIDTH, CLI_OPT_DDR, CLI_OPT_FALLING, CLI_OPT_DURATION,
-	CLI_OPT_SIZE, CLI_OPT_RECONNECT, CLI_OPT_STATUS,
+	CLI_OPT_SIZE, CLI_OPT_RECONNECT, CLI_OPT_STATUS, CLI_OPT_IDLE,
 };
 
-#define CLI_PROBE_NOPTS 8
+#define CLI_PROBE_NOPTS 9
 
 /* The probe options' usage lines. */
 extern const char cli_probe_usage[];
@@ -35,6 +35,7 @@ struct cli_probe {
 	const char *spec;		/* --probe */
 	struct spoor_probe_config cfg;	/* port width, edges (encapsulation set at open) */
 	double duration;		/* --duration seconds (0: until stopped) */
+	double idle;			/* --idle: stop after this long without a byte (0: never) */
 	uint64_t size;			/* --size trace bytes (0: no limit) */
 	unsigned reconnect_s;		/* --reconnect: seconds to wait for an unplugged probe */
 	int status_line;		/* --status: 1 on, 0 off, -1 when stderr is a terminal */
@@ -54,7 +55,7 @@ struct cli_probe {
 	bool stop_sent;			/* STOP went out (a signal, a limit) */
 	double t_stop;
 	/* Status line. */
-	double t_start, t_status;
+	double t_start, t_status, t_data;
 	uint64_t bytes_status;
 	const char *sync_state;		/* "synced", "searching" … (the consumer's) */
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target: what a host reads from a probe — the bulk stream's
- * records, the control payloads and firmware images — on arbitrary bytes.
+ * records, the control payloads, firmware images and the TCP binding's
+ * SETUP packets and message headers — on arbitrary bytes.
  * Checks, beyond the sanitizers: DATA pieces lie in the chunk fed and
  * continue the trace offsets; the items (offsets, kinds, bytes) do not
  * depend on how the stream is chunked; decoded payloads encode back to
@@ -67,6 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct spoor_probe_config cfg, cfg2;
 	struct spoor_probe_status st, st2;
 	struct spoor_probe_image img;
+	struct spoor_probe_setup su, su2;
+	struct spoor_probe_msg m, m2;
 	uint8_t buf[64];
 
 	REQUIRE(run(data, size, size ? size : 1) == run(data, size, 0));
@@ -84,6 +87,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		REQUIRE(spoor_probe_status_encode(&st, buf) == SPOOR_PROBE_STATUS_SIZE);
 		REQUIRE(!spoor_probe_status_decode(buf, sizeof(buf), &st2));
 		REQUIRE(!memcmp(&st, &st2, sizeof(st)));
+	}
+	if (!spoor_probe_setup_decode(data, size, &su)) {
+		REQUIRE(spoor_probe_setup_encode(&su, buf) == SPOOR_PROBE_SETUP_SIZE);
+		REQUIRE(!memcmp(buf, data, SPOOR_PROBE_SETUP_SIZE));
+		REQUIRE(!spoor_probe_setup_decode(buf, SPOOR_PROBE_SETUP_SIZE, &su2));
+	}
+	if (!spoor_probe_msg_decode(data, size, &m)) {
+		REQUIRE(m.length <= SPOOR_PROBE_MSG_MAX);
+		REQUIRE(spoor_probe_msg_encode(&m, buf) == SPOOR_PROBE_MSG_HEADER);
+		REQUIRE(!memcmp(buf, data, SPOOR_PROBE_MSG_HEADER));
+		REQUIRE(!spoor_probe_msg_decode(buf, SPOOR_PROBE_MSG_HEADER, &m2));
+		REQUIRE(m2.kind == m.kind && m2.status == m.status && m2.length == m.length);
 	}
 	if (!spoor_probe_image_check(data, size, SPOOR_PROBE_TARGET_SIM, &img))
 		REQUIRE(img.length == size - SPOOR_PROBE_IMAGE_HEADER);
