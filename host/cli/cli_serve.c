@@ -159,7 +159,7 @@ void cli_serve_write(struct cli_serve *s, const void *buf, size_t len)
 		struct serve_client *c = &s->c[i];
 
 		if (c->len - c->off + len > CLI_SERVE_BACKLOG) {
-			drop(s, i, "fell more than 16 MiB behind");
+			drop(s, i, "fell more than 64 MiB behind");
 			continue;
 		}
 		if (c->off && c->len + len > c->cap) {

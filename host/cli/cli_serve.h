@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define CLI_SERVE_MAX_CLIENTS 64
-#define CLI_SERVE_BACKLOG (16u << 20)	/* bytes queued for a client before it is dropped */
+#define CLI_SERVE_BACKLOG (64u << 20)	/* bytes queued for a client before it is dropped */
 
 struct cli_serve;
 

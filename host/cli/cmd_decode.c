@@ -84,7 +84,7 @@ static void stream_usage(FILE *out)
 	      "       spoor stream --probe SOURCE --serve [HOST:]PORT --serve-format raw [OPTIONS]\n"
 	      "Decode a probe's trace live and print it as 'spoor decode' does, or serve the\n"
 	      "decoded (or the raw) stream to any number of TCP clients at once: each gets it\n"
-	      "from the moment it joins; one that falls 16 MiB behind is dropped with a message\n"
+	      "from the moment it joins; one that falls 64 MiB behind is dropped with a message\n"
 	      "and never slows the capture. Runs until Ctrl-C, --duration, --size or the end\n"
 	      "of a file source; with -o the capture is kept in a capture file as well.\n\n"
 	      "  -o, --output FILE    keep the capture in FILE too (spoor capture's format)\n"

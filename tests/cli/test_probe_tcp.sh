@@ -118,11 +118,12 @@ expect 2 "$tmp/no/such/dir/c.cap" -- "$spoor" capture --probe "tcp:127.0.0.1:$po
 	-o "$tmp/no/such/dir/c.cap"
 stop_sims
 
-# A full disk: a clean stop, an error, and a readable file.
+# A full disk: a clean stop, an error (raw and capture files alike).
 if [ -w /dev/full ]; then
 	start_sim --input "$tmp/in.raw"
 	expect 2 "writing '/dev/full'" -- "$spoor" capture --probe "tcp:127.0.0.1:$port" \
 		-o /dev/full --format raw
+	expect 2 "/dev/full" -- "$spoor" capture --probe "tcp:127.0.0.1:$port" -o /dev/full
 	stop_sims
 fi
 
@@ -182,6 +183,29 @@ for c in c1 c2; do
 	[ $rc -eq 0 ] && [ "$n" -gt $((size / 2)) ] && tail -c "$n" "$tmp/in.raw" | cmp -s - "$tmp/$c" &&
 		ok || fail "serve: exit $rc, client $c got $n bytes, not the end of the stream"
 done
+stop_sims
+
+# A client that reads nothing is dropped with a message once 64 MiB behind;
+# the capture and the other client go on to the end.
+start_sim --input "$tmp/in.raw" --loop --rate 60M --buffer 64M
+"$spoor" stream --probe "tcp:127.0.0.1:$port" --serve 127.0.0.1:0 --serve-format raw \
+	--size 120M -q 2>"$tmp/slow.err" &
+srv=$!
+for _ in $(seq 100); do
+	sport=$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/slow.err")
+	[ -n "$sport" ] && break
+	sleep 0.05
+done
+exec 5<>"/dev/tcp/127.0.0.1/$sport" 6<>"/dev/tcp/127.0.0.1/$sport"
+cat <&6 >"$tmp/fast" &
+r1=$!
+wait $srv
+rc=$?
+exec 5<&- 6<&-
+wait $r1
+n=$(stat -c %s "$tmp/fast")
+[ $rc -eq 0 ] && [ "$n" -gt $((100 << 20)) ] && grep -q "fell more than 64 MiB behind" "$tmp/slow.err" &&
+	ok || fail "slow client: exit $rc, the reader got $n bytes: $(cat "$tmp/slow.err")"
 stop_sims
 
 # Firmware updates: a good image runs after the update, verified; a
