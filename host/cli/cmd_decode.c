@@ -119,23 +119,12 @@ static const struct option decode_own_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* spoor stream's options on top of decode's. */
-static const struct option stream_own_options[] = {
+/* spoor stream's own options; decode's follow them. */
+#define STREAM_NOPTS 3
+static const struct option stream_own_options[STREAM_NOPTS] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "serve", required_argument, NULL, OPT_SERVE },
 	{ "serve-format", required_argument, NULL, OPT_SERVE_FORMAT },
-	{ "elf", required_argument, NULL, OPT_ELF },
-	{ "raw", required_argument, NULL, OPT_RAW },
-	{ "spike-rom", no_argument, NULL, OPT_SPIKE_ROM },
-	{ "options", required_argument, NULL, OPT_OPTIONS },
-	{ "spec-rules", no_argument, NULL, OPT_SPEC_RULES },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "stats", no_argument, NULL, OPT_STATS },
-	{ "mtvec", required_argument, NULL, OPT_MTVEC },
-	{ "stvec", required_argument, NULL, OPT_STVEC },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
 };
 
 /* Splits "PATH@NUMBER"; returns false after an error message. */
@@ -256,12 +245,15 @@ static bool parse_options(struct decode *d, const char *arg)
 /* Parses the command line into @d; returns 0, -1 (help shown) or an exit status. */
 static int parse_args(struct decode *d, int argc, char **argv)
 {
-	struct option own[CLI_PROBE_NOPTS + 20];
-	struct option opts[CLI_STREAM_NOPTS + CLI_PROBE_NOPTS + 20];
+	struct option stream[STREAM_NOPTS + 20], own[CLI_PROBE_NOPTS + STREAM_NOPTS + 20];
+	struct option opts[CLI_STREAM_NOPTS + CLI_PROBE_NOPTS + STREAM_NOPTS + 20];
 	int c, ret;
 
-	if (d->live)
-		cli_probe_options(stream_own_options, own);
+	if (d->live) {
+		memcpy(stream, stream_own_options, sizeof(stream_own_options));
+		memcpy(stream + STREAM_NOPTS, decode_own_options, sizeof(decode_own_options));
+		cli_probe_options(stream, own);
+	}
 	cli_stream_options(d->live ? own : decode_own_options, opts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, d->live ? ":o:qh" : ":qh", opts, NULL)) != -1) {

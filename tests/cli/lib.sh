@@ -7,22 +7,39 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
-# expect STATUS PATTERN -- CMD...: the exit status, PATTERN on stderr, and an
-# error of one line (the usage text excepted).
-expect() {
+# outcome STATUS PATTERN -- CMD...: runs CMD; prints why it is not what was
+# expected (the exit status, PATTERN on stderr), or nothing.
+outcome() {
 	local status=$1 pattern=$2
 	shift 3
 	"$@" >"$tmp/out" 2>"$tmp/err"
 	local got=$?
 	if [ $got -ne "$status" ]; then
-		fail "$* exited $got, expected $status: $(cat "$tmp/err")"
+		echo "$* exited $got, expected $status: $(cat "$tmp/err")"
 	elif [ -n "$pattern" ] && ! grep -q -- "$pattern" "$tmp/err"; then
-		fail "$*: stderr lacks '$pattern': $(cat "$tmp/err")"
-	elif [ "$status" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -gt 1 ] && [ "$pattern" != usage ]; then
-		fail "$*: error is more than one line: $(cat "$tmp/err")"
-	else
-		ok
+		echo "$*: stderr lacks '$pattern': $(cat "$tmp/err")"
 	fi
+}
+
+# expect STATUS PATTERN -- CMD...: the exit status, PATTERN on stderr, and an
+# error of one line (the usage text excepted).
+expect() {
+	local why
+	why=$(outcome "$@")
+	if [ -z "$why" ] && [ "$1" -ne 0 ] && [ "$(wc -l <"$tmp/err")" -gt 1 ] &&
+	   [ "$2" != usage ]; then
+		shift 3
+		why="$*: error is more than one line: $(cat "$tmp/err")"
+	fi
+	[ -z "$why" ] && ok || fail "$why"
+}
+
+# run STATUS PATTERN -- CMD...: the exit status and PATTERN on stderr, which
+# may hold several lines (events, then a summary).
+run() {
+	local why
+	why=$(outcome "$@")
+	[ -z "$why" ] && ok || fail "$why"
 }
 
 # Prints the summary line; returns the test's status.

@@ -8,20 +8,15 @@ set -u
 spoor=$1 sim=$2 fwimage=$3 V=$4
 . "$(dirname "$0")/lib.sh"
 
-# run STATUS PATTERN -- CMD...: the exit status and PATTERN on stderr (which
-# may hold several lines: events, then the summary).
-run() {
-	local status=$1 pattern=$2
-	shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local got=$?
-	if [ $got -ne "$status" ]; then
-		fail "$* exited $got, expected $status: $(cat "$tmp/err")"
-	elif ! grep -q -- "$pattern" "$tmp/err"; then
-		fail "$*: stderr lacks '$pattern': $(cat "$tmp/err")"
-	else
-		ok
-	fi
+# The port a server printed into FILE after PREFIX (...127.0.0.1:PORT), waiting up to 5 s.
+port_in() {
+	local p
+	for _ in $(seq 100); do
+		p=$(sed -n "s/^$2127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$1")
+		[ -n "$p" ] && { echo "$p"; return 0; }
+		sleep 0.05
+	done
+	return 1
 }
 
 sims=()
@@ -29,33 +24,13 @@ sims=()
 start_sim() {
 	"$sim" --listen 127.0.0.1:0 "$@" >"$tmp/sim.out" 2>"$tmp/sim.err" &
 	sims+=($!)
-	for _ in $(seq 100); do
-		port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/sim.out")
-		[ -n "$port" ] && return 0
-		sleep 0.05
-	done
+	port=$(port_in "$tmp/sim.out" "listening on ") && return 0
 	echo "the sim probe did not start: $(cat "$tmp/sim.err")"
 	exit 1
 }
 stop_sims() {
 	for p in "${sims[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
-	# run STATUS PATTERN -- CMD...: the exit status and PATTERN on stderr (which
-# may hold several lines: events, then the summary).
-run() {
-	local status=$1 pattern=$2
-	shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	local got=$?
-	if [ $got -ne "$status" ]; then
-		fail "$* exited $got, expected $status: $(cat "$tmp/err")"
-	elif ! grep -q -- "$pattern" "$tmp/err"; then
-		fail "$*: stderr lacks '$pattern': $(cat "$tmp/err")"
-	else
-		ok
-	fi
-}
-
-sims=()
+	sims=()
 }
 trap 'stop_sims; rm -rf "$tmp"' EXIT
 
@@ -164,11 +139,7 @@ start_sim --input "$tmp/in.raw" --rate 16M
 "$spoor" stream --probe "tcp:127.0.0.1:$port" --serve 127.0.0.1:0 --serve-format raw \
 	--size "$size" -q 2>"$tmp/serve.err" &
 srv=$!
-for _ in $(seq 100); do
-	sport=$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/serve.err")
-	[ -n "$sport" ] && break
-	sleep 0.05
-done
+sport=$(port_in "$tmp/serve.err" "spoor stream: serving on ")
 exec 3<>"/dev/tcp/127.0.0.1/$sport" 4<>"/dev/tcp/127.0.0.1/$sport"
 cat <&3 >"$tmp/c1" &
 r1=$!
@@ -191,11 +162,7 @@ start_sim --input "$tmp/in.raw" --loop --rate 60M --buffer 64M
 "$spoor" stream --probe "tcp:127.0.0.1:$port" --serve 127.0.0.1:0 --serve-format raw \
 	--size 120M -q 2>"$tmp/slow.err" &
 srv=$!
-for _ in $(seq 100); do
-	sport=$(sed -n 's/.*serving on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/slow.err")
-	[ -n "$sport" ] && break
-	sleep 0.05
-done
+sport=$(port_in "$tmp/slow.err" "spoor stream: serving on ")
 exec 5<>"/dev/tcp/127.0.0.1/$sport" 6<>"/dev/tcp/127.0.0.1/$sport"
 cat <&6 >"$tmp/fast" &
 r1=$!
