@@ -57,8 +57,9 @@ struct capture {
 /* Parses the command line; returns 0, -1 (help shown) or an exit status. */
 static int parse_args(struct capture *c, int argc, char **argv)
 {
-	struct option probe_own[CLI_PROBE_NOPTS + 4];
-	struct option opts[CLI_STREAM_NOPTS + CLI_PROBE_NOPTS + 4];
+	enum { OWN = sizeof(capture_own_options) / sizeof(capture_own_options[0]) };
+	struct option probe_own[CLI_PROBE_NOPTS + OWN];
+	struct option opts[CLI_STREAM_NOPTS + CLI_PROBE_NOPTS + OWN];
 	int ch, ret;
 
 	cli_probe_options(capture_own_options, probe_own);

@@ -245,8 +245,9 @@ static bool parse_options(struct decode *d, const char *arg)
 /* Parses the command line into @d; returns 0, -1 (help shown) or an exit status. */
 static int parse_args(struct decode *d, int argc, char **argv)
 {
-	struct option stream[STREAM_NOPTS + 20], own[CLI_PROBE_NOPTS + STREAM_NOPTS + 20];
-	struct option opts[CLI_STREAM_NOPTS + CLI_PROBE_NOPTS + STREAM_NOPTS + 20];
+	enum { DECODE = sizeof(decode_own_options) / sizeof(decode_own_options[0]) };
+	struct option stream[STREAM_NOPTS + DECODE], own[CLI_PROBE_NOPTS + STREAM_NOPTS + DECODE];
+	struct option opts[CLI_STREAM_NOPTS + CLI_PROBE_NOPTS + STREAM_NOPTS + DECODE];
 	int c, ret;
 
 	if (d->live) {
