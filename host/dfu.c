@@ -94,7 +94,7 @@ static int failed(struct dfu *d, const char *what, int err)
 }
 
 /* Gets the probe into dfuIDLE: DETACH and a reset when it runs its firmware. */
-static int enter_dfu(struct dfu *d)
+static int enter_dfu(struct dfu *d, const struct spoor_dfu_ops *ops, void *ctx)
 {
 	uint8_t status, state;
 	int ret = get_status(d, &status, &state);
@@ -115,6 +115,8 @@ static int enter_dfu(struct dfu *d)
 		return 0;
 	if (state != ST_APP_IDLE)
 		return failed(d, "DFU state", SPOOR_E_PROTOCOL);
+	if (ops && ops->progress)
+		ops->progress(ctx, SPOOR_DFU_PHASE_DETACH, 0, 0);
 	ret = request(d, DFU_DETACH, 1000, NULL, 0, false);
 	if (ret < 0)
 		return failed(d, "DFU DETACH", ret);
@@ -290,9 +292,7 @@ int spoor_dfu_flash(struct spoor_source *src, const uint8_t *img, size_t len,
 			 "the image's length does not match its header; nothing was sent");
 		return ret;
 	}
-	if (ops && ops->progress)
-		ops->progress(ctx, SPOOR_DFU_PHASE_DETACH, 0, 0);
-	ret = enter_dfu(&d);
+	ret = enter_dfu(&d, ops, ctx);
 	if (!ret)
 		ret = download(&d, img, len, ops, ctx);
 	if (!ret)

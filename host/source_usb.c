@@ -667,7 +667,8 @@ static int hand_out(struct spoor_source *src, bool *handed)
 		if (p->streaming && !p->gone) {
 			int r = submit(p, i);
 
-			if (r < 0 && !ret)
+			/* Unplugged: the transfers done behind this one still go out. */
+			if (r < 0 && r != SPOOR_E_NO_DEVICE && !ret)
 				ret = r;
 		}
 		if (ret < 0)

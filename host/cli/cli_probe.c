@@ -20,13 +20,15 @@ static volatile sig_atomic_t stop_signal;
 const char cli_probe_usage[] =
 	"  --probe SOURCE       usb[:SERIAL] | ftdi[:SERIAL[:A|B]] | tcp:HOST:PORT | file:PATH\n"
 	"                       ('spoor probes' lists the attached ones)\n"
-	"  --port-width N       trace port width in bits: 1, 2, 4, 8, 16 (default 4)\n"
+	"  --port-width N       trace port width in bits: 1, 2, 4, 8, 16 (default 4, or\n"
+	"                       the widest the probe has when it has no 4-bit port)\n"
 	"  --ddr                sample on both clock edges\n"
 	"  --falling-edge       sample on the falling edge\n"
 	"  --duration SECONDS   stop after this long (default: at Ctrl-C)\n"
 	"  --idle SECONDS       stop once the trace has been silent this long (after its\n"
 	"                       first byte): the target finished\n"
-	"  --size SIZE          stop after this many trace bytes, lost ones included (k, M, G)\n"
+	"  --size SIZE          stop after this many trace bytes, lost ones included (k, M,\n"
+	"                       G); what the probe drains after that is not kept\n"
 	"  --reconnect SECONDS  wait this long for an unplugged probe to come back (default 10;\n"
 	"                       0: stop at once)\n"
 	"  --status on|off      the status line on stderr (default: when it is a terminal)\n";
@@ -111,6 +113,7 @@ int cli_probe_option(struct cli_probe *p, int c, const char *arg)
 			return -1;
 		}
 		p->cfg.port_width = (uint8_t)v;
+		p->width_given = true;
 		return 1;
 	case CLI_OPT_DDR:
 		p->cfg.flags |= SPOOR_PROBE_CFG_DDR;
@@ -223,6 +226,13 @@ int cli_probe_start(struct cli_probe *p, const struct spoor_encap_config *encap,
 			spoor_source_name(p->src), spoor_errstr(ret));
 		return CLI_EXIT_ERROR;
 	}
+	/* A probe without a 4-bit port (an FTDI FIFO: 8 bits) gets its widest. */
+	if (!p->width_given && !(p->info.port_widths & (1u << (p->cfg.port_width - 1))))
+		for (unsigned w = 16; w >= 1; w /= 2)
+			if (p->info.port_widths & (1u << (w - 1))) {
+				p->cfg.port_width = (uint8_t)w;
+				break;
+			}
 	p->cfg.encap = (uint8_t)encap->kind;
 	p->cfg.src_bits = (uint8_t)encap->src_bits;
 	p->cfg.ts_bytes = (uint8_t)encap->ts_bytes;
@@ -272,6 +282,16 @@ static void relay_data(void *arg, uint64_t offset, const uint8_t *buf, size_t le
 {
 	struct relay *r = arg;
 	struct cli_probe *p = r->p;
+
+	/* --size: the bytes past it (the probe's buffer drains after STOP) are not kept. */
+	if (p->size) {
+		uint64_t have = p->bytes + p->lost;
+
+		if (have >= p->size)
+			return;
+		if (len > p->size - have)
+			len = (size_t)(p->size - have);
+	}
 
 	/* Bytes missing that no OVERFLOW announced: a loss all the same. */
 	if (offset > p->next_offset && p->bytes) {

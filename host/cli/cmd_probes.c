@@ -82,9 +82,11 @@ int cmd_probes(int argc, char **argv)
 		if (d->dfu_mode)
 			fputs("  (DFU mode: takes firmware only)", stdout);
 		if (d->have_info) {
-			printf("  firmware %u.%u.%u", d->info.firmware_version >> 16,
-			       (d->info.firmware_version >> 8) & 0xff,
-			       d->info.firmware_version & 0xff);
+			/* (A FIFO adapter has no firmware of ours.) */
+			if (d->info.firmware_version)
+				printf("  firmware %u.%u.%u", d->info.firmware_version >> 16,
+				       (d->info.firmware_version >> 8) & 0xff,
+				       d->info.firmware_version & 0xff);
 			print_caps(&d->info);
 		}
 		putchar('\n');
