@@ -24,6 +24,7 @@
 
 #include "source_driver.h"
 #include "spoor/error.h"
+#include "usb_ring.h"
 
 #define FT_VID 0x0403
 #define FT_PID_2232H 0x6010
@@ -32,76 +33,15 @@
 #define FT_XFER_SIZE (64 * 1024)	/* bytes each, a multiple of the packet size */
 #define FT_STATUS_BYTES 2		/* modem status in front of every packet */
 #define FT_LATENCY_MS 2
-#define FT_DRAIN_MS 2000		/* waiting for cancelled transfers at most */
-
-struct ft_priv;
-
-struct ft_xfer {
-	struct ft_priv *p;
-	struct libusb_transfer *t;
-	bool in_flight;		/* submitted, its callback has not run */
-	bool done;		/* its callback ran: to hand out */
-};
 
 struct ft_priv {
 	struct ftdi_context *f;
 	bool opened;		/* ftdi_usb_open_dev() succeeded */
-	bool gone;		/* unplugged */
-	bool streaming;		/* between start() and stop(): resubmit */
-	bool stuck;		/* transfers that never came back: leak, don't free */
 	uint16_t pid;
 	char chan;		/* 'A' or 'B'; 0 in the spec: the default */
 	unsigned int mps;	/* the IN endpoint's packet size */
-	unsigned int xfer_size;
-	int completed;		/* set by every callback, for the event loop */
-	struct ft_xfer x[FT_XFERS];
-	unsigned int order[FT_XFERS];	/* transfers in submission order */
-	unsigned int q_head, q_len;
+	struct usb_ring ring;	/* the bulk IN transfers; ring.gone: unplugged */
 };
-
-/* Writes a message into @diag, if any. */
-static __attribute__((format(printf, 2, 3))) void say(struct spoor_diag *diag,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!diag)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(diag->msg, sizeof(diag->msg), fmt, ap);
-	va_end(ap);
-}
-
-/* Milliseconds of the monotonic clock. */
-static long long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* The spoor_error for libusb error @r. */
-static int usb_err(int r)
-{
-	switch (r) {
-	case LIBUSB_ERROR_PIPE:
-		return SPOOR_E_STALL;
-	case LIBUSB_ERROR_NO_DEVICE:
-		return SPOOR_E_NO_DEVICE;
-	case LIBUSB_ERROR_TIMEOUT:
-		return SPOOR_E_TIMEOUT;
-	case LIBUSB_ERROR_BUSY:
-		return SPOOR_E_BUSY;
-	case LIBUSB_ERROR_NO_MEM:
-		return SPOOR_E_NOMEM;
-	case LIBUSB_ERROR_ACCESS:
-	case LIBUSB_ERROR_IO:
-		return SPOOR_E_IO;
-	default:
-		return SPOOR_E_USB;
-	}
-}
 
 /* The chip's name for @pid. */
 static const char *chip_name(uint16_t pid)
@@ -122,13 +62,13 @@ static int parse_arg(const char *arg, char *serial, size_t size, char *chan,
 	*chan = 0;
 	if (colon) {
 		if (strlen(colon + 1) != 1 || !strchr("AaBb", colon[1])) {
-			say(diag, "ftdi:%.64s: the channel after ':' must be A or B", arg);
+			usb_say(diag, "ftdi:%.64s: the channel after ':' must be A or B", arg);
 			return SPOOR_E_INVAL;
 		}
 		*chan = (char)toupper((unsigned char)colon[1]);
 	}
 	if (n > SPOOR_PROBE_SERIAL_MAX || n >= size || memchr(arg, ':', n)) {
-		say(diag, "ftdi:%.64s: not SERIAL[:A|B] (a serial has %d characters at most)",
+		usb_say(diag, "ftdi:%.64s: not SERIAL[:A|B] (a serial has %d characters at most)",
 		    arg, SPOOR_PROBE_SERIAL_MAX);
 		return SPOOR_E_INVAL;
 	}
@@ -141,8 +81,9 @@ static int parse_arg(const char *arg, char *serial, size_t size, char *chan,
  * Removes the @FT_STATUS_BYTES modem status bytes in front of every
  * @mps-byte packet of the @len bytes at @buf, in place.  Returns the bytes left.
  */
-static size_t strip_status(uint8_t *buf, size_t len, size_t mps)
+static size_t strip_status(void *arg, uint8_t *buf, size_t len)
 {
+	size_t mps = ((struct ft_priv *)arg)->mps;
 	size_t out = 0;
 
 	for (size_t off = 0; off < len; off += mps) {
@@ -192,7 +133,7 @@ static int for_each_chip(struct ftdi_context *f,
 		int n = ftdi_usb_find_all(f, &list, FT_VID, pids[k]);
 
 		if (n < 0) {
-			say(diag, "cannot list USB devices: %s", ftdi_get_error_string(f));
+			usb_say(diag, "cannot list USB devices: %s", ftdi_get_error_string(f));
 			return SPOOR_E_USB;
 		}
 		for (struct ftdi_device_list *l = list; l && !ret; l = l->next) {
@@ -256,7 +197,7 @@ static int ft_scan(struct spoor_source_list *list, struct spoor_diag *diag)
 	int ret;
 
 	if (!f) {
-		say(diag, "cannot use USB (libftdi's context)");
+		usb_say(diag, "cannot use USB (libftdi's context)");
 		return SPOOR_E_USB;
 	}
 	ret = for_each_chip(f, scan_one, list, diag);
@@ -334,7 +275,7 @@ static int setup_chip(struct ft_priv *p, const char *name, struct spoor_diag *di
 		goto fail;
 	return 0;
 fail:
-	say(diag, "%s: cannot %s: %s", name, step, ftdi_get_error_string(f));
+	usb_say(diag, "%s: cannot %s: %s", name, step, ftdi_get_error_string(f));
 	return SPOOR_E_USB;
 }
 
@@ -352,14 +293,14 @@ static int attach(struct spoor_source *src, const char *serial, char chan,
 
 	p->f = ftdi_new();
 	if (!p->f) {
-		say(diag, "ftdi: cannot use USB (libftdi's context)");
+		usb_say(diag, "ftdi: cannot use USB (libftdi's context)");
 		return SPOOR_E_USB;
 	}
 	ret = for_each_chip(p->f, find_one, &s, diag);
 	if (ret < 0)
 		goto out;
 	if (s.nfound > 1) {
-		say(diag, "ftdi: %u FT2232H/FT232H attached (%s): name one, ftdi:SERIAL",
+		usb_say(diag, "ftdi: %u FT2232H/FT232H attached (%s): name one, ftdi:SERIAL",
 		    s.nfound, s.seen);
 		ret = SPOOR_E_INVAL;
 		goto out;
@@ -367,15 +308,15 @@ static int attach(struct spoor_source *src, const char *serial, char chan,
 	if (!s.nfound) {
 		ret = SPOOR_E_NO_DEVICE;
 		if (s.nclosed) {
-			say(diag, "ftdi%s%s: %u FTDI chip%s cannot be opened: %s",
+			usb_say(diag, "ftdi%s%s: %u FTDI chip%s cannot be opened: %s",
 			    *serial ? ":" : "", serial, s.nclosed, s.nclosed > 1 ? "s" : "",
 			    s.why);
 			ret = SPOOR_E_IO;
 		} else if (*serial) {
-			say(diag, "ftdi:%s: no FT2232H/FT232H with that serial attached%s%s%s",
+			usb_say(diag, "ftdi:%s: no FT2232H/FT232H with that serial attached%s%s%s",
 			    serial, s.seen[0] ? " (there is: " : "", s.seen, s.seen[0] ? ")" : "");
 		} else {
-			say(diag, "ftdi: no FT2232H (0403:6010) or FT232H (0403:6014) attached");
+			usb_say(diag, "ftdi: no FT2232H (0403:6010) or FT232H (0403:6014) attached");
 		}
 		goto out;
 	}
@@ -386,7 +327,7 @@ static int attach(struct spoor_source *src, const char *serial, char chan,
 	else
 		snprintf(name, sizeof(name), "ftdi%s%s", s.got[0] ? ":" : "", s.got);
 	if (s.pid == FT_PID_232H && chan != 'A') {
-		say(diag, "%s: an FT232H has one channel (A), not %c", name, chan);
+		usb_say(diag, "%s: an FT232H has one channel (A), not %c", name, chan);
 		ret = SPOOR_E_INVAL;
 		goto out;
 	}
@@ -397,22 +338,26 @@ static int attach(struct spoor_source *src, const char *serial, char chan,
 	if (r < 0) {
 		/* -5: claiming failed, -11: a kernel driver would not let go. */
 		ret = r == -5 || r == -11 ? SPOOR_E_BUSY : r == -4 ? SPOOR_E_IO : SPOOR_E_USB;
-		say(diag, "%s: cannot open: %s%s", name, ftdi_get_error_string(p->f),
+		usb_say(diag, "%s: cannot open: %s%s", name, ftdi_get_error_string(p->f),
 		    ret == SPOOR_E_BUSY ? " (in use by another program?)" : "");
 		goto out;
 	}
 	p->opened = true;
 	p->mps = p->f->max_packet_size;
 	if (p->mps <= FT_STATUS_BYTES || p->mps > FT_XFER_SIZE) {
-		say(diag, "%s: an impossible packet size (%u bytes)", name, p->mps);
+		usb_say(diag, "%s: an impossible packet size (%u bytes)", name, p->mps);
 		ret = SPOOR_E_USB;
 		goto out;
 	}
-	p->xfer_size = FT_XFER_SIZE / p->mps * p->mps;
+	usb_ring_init(&p->ring, FT_XFERS, FT_XFER_SIZE / p->mps * p->mps);
+	p->ring.filter = strip_status;
+	p->ring.filter_arg = p;
+	p->ring.ctx = p->f->usb_ctx;
+	p->ring.h = p->f->usb_dev;
 	ret = setup_chip(p, name, diag);
 	if (ret < 0)
 		goto out;
-	p->gone = false;
+	p->ring.gone = false;
 	snprintf(src->serial, sizeof(src->serial), "%s", s.got);
 	snprintf(src->name, sizeof(src->name), "%s", name);
 out:
@@ -421,74 +366,19 @@ out:
 	return ret;
 }
 
-/* Processes events for up to @ms milliseconds (0: only what is pending). */
-static int wait_events(struct ft_priv *p, long long ms)
-{
-	struct timeval tv = { .tv_sec = (time_t)(ms / 1000), .tv_usec = (long)(ms % 1000) * 1000 };
-	int r;
-
-	p->completed = 0;
-	r = libusb_handle_events_timeout_completed(p->f->usb_ctx, &tv, &p->completed);
-	if (r < 0 && r != LIBUSB_ERROR_INTERRUPTED)
-		return usb_err(r);
-	return 0;
-}
-
-/* How many transfers are still with libusb. */
-static unsigned int in_flight(const struct ft_priv *p)
-{
-	unsigned int n = 0;
-
-	for (int i = 0; i < FT_XFERS; i++)
-		n += p->x[i].t && p->x[i].in_flight;
-	return n;
-}
-
-/* Cancels every transfer in flight and waits for their callbacks (they stay queued). */
-static void cancel_all(struct ft_priv *p)
-{
-	long long deadline = now_ms() + FT_DRAIN_MS;
-
-	p->streaming = false;
-	for (int i = 0; i < FT_XFERS; i++)
-		if (p->x[i].t && p->x[i].in_flight)
-			libusb_cancel_transfer(p->x[i].t);
-	while (in_flight(p) && now_ms() < deadline)
-		if (wait_events(p, 100) < 0)
-			break;
-	if (in_flight(p))
-		p->stuck = true;
-}
-
 /* Lets go of the chip and libftdi's context (transfers cancelled first). */
 static void detach(struct ft_priv *p)
 {
-	if (p->f && p->opened)
-		cancel_all(p);
-	p->q_head = 0;
-	p->q_len = 0;
-	if (!p->stuck) {
-		for (int i = 0; i < FT_XFERS; i++) {
-			if (!p->x[i].t)
-				continue;
-			free(p->x[i].t->buffer);
-			libusb_free_transfer(p->x[i].t);
-			p->x[i].t = NULL;
-		}
-	}
-	if (p->f && !p->stuck) {
+	/* A transfer libusb still holds points into libftdi's context: leaked with it. */
+	bool stuck = usb_ring_release(&p->ring);
+
+	if (p->f && !stuck) {
 		if (p->opened)
 			ftdi_usb_close(p->f);
 		ftdi_free(p->f);
 	}
 	p->f = NULL;
 	p->opened = false;
-	if (p->stuck) {
-		/* Leaked on purpose, with the context: new transfers next time. */
-		for (int i = 0; i < FT_XFERS; i++)
-			p->x[i].t = NULL;
-		p->stuck = false;
-	}
 }
 
 /* Opens ftdi:@arg: "" the only chip, SERIAL, SERIAL:A|B or :A|B. */
@@ -505,8 +395,6 @@ static int ft_open(struct spoor_source *src, const char *arg, struct spoor_diag 
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return SPOOR_E_NOMEM;
-	for (int i = 0; i < FT_XFERS; i++)
-		p->x[i].p = p;
 	src->priv = p;
 	ret = attach(src, serial, chan, diag);
 	if (ret < 0) {
@@ -549,73 +437,18 @@ static int ft_configure(struct spoor_source *src, const struct spoor_probe_confi
 	return 0;
 }
 
-/* The callback of every bulk transfer: marks it done. */
-static void LIBUSB_CALL xfer_done(struct libusb_transfer *t)
-{
-	struct ft_xfer *x = t->user_data;
-
-	x->in_flight = false;
-	x->done = true;
-	x->p->completed = 1;
-}
-
-/* Submits transfer @i and queues it last.  Returns 0 or an error. */
-static int submit(struct ft_priv *p, unsigned int i)
-{
-	struct ft_xfer *x = &p->x[i];
-	int r;
-
-	libusb_fill_bulk_transfer(x->t, p->f->usb_dev, (unsigned char)p->f->out_ep,
-				  x->t->buffer, (int)p->xfer_size, xfer_done, x, 0);
-	x->done = false;
-	r = libusb_submit_transfer(x->t);
-	if (r < 0) {
-		if (r == LIBUSB_ERROR_NO_DEVICE)
-			p->gone = true;
-		return usb_err(r);
-	}
-	x->in_flight = true;
-	p->order[(p->q_head + p->q_len) % FT_XFERS] = i;
-	p->q_len++;
-	return 0;
-}
-
 /* Starts reading the FIFO: what it held before is dropped. */
 static int ft_start(struct spoor_source *src)
 {
 	struct ft_priv *p = src->priv;
-	int ret;
 
-	if (!p || !p->opened || p->gone)
+	if (!p || !p->opened || p->ring.gone)
 		return SPOOR_E_NO_DEVICE;
-	if (p->streaming)
+	if (p->ring.streaming)
 		return 0;
-	/* Transfers from before the last stop: dropped. */
-	p->q_head = 0;
-	p->q_len = 0;
 	if (ftdi_tcioflush(p->f) < 0)
 		return SPOOR_E_USB;
-	for (unsigned int i = 0; i < FT_XFERS; i++) {
-		if (!p->x[i].t) {
-			p->x[i].t = libusb_alloc_transfer(0);
-			if (!p->x[i].t)
-				return SPOOR_E_NOMEM;
-			p->x[i].t->buffer = malloc(FT_XFER_SIZE);
-			if (!p->x[i].t->buffer) {
-				libusb_free_transfer(p->x[i].t);
-				p->x[i].t = NULL;
-				return SPOOR_E_NOMEM;
-			}
-		}
-		ret = submit(p, i);
-		if (ret < 0) {
-			cancel_all(p);
-			p->q_len = 0;
-			return ret;
-		}
-	}
-	p->streaming = true;
-	return 0;
+	return usb_ring_start(&p->ring, p->f->usb_ctx, p->f->usb_dev, (unsigned char)p->f->out_ep);
 }
 
 /* Stops reading: what came before is handed out by the next reads. */
@@ -625,59 +458,7 @@ static int ft_stop(struct spoor_source *src)
 
 	if (!p || !p->opened)
 		return SPOOR_E_NO_DEVICE;
-	cancel_all(p);
-	return 0;
-}
-
-/*
- * Hands out the transfers done at the head of the queue, in order, and
- * resubmits them while streaming; *@handed is set if there were bytes.
- * Returns 0, SPOOR_E_NO_DEVICE or SPOOR_E_USB (what came before was handed out).
- */
-static int hand_out(struct spoor_source *src, bool *handed)
-{
-	struct ft_priv *p = src->priv;
-
-	while (p->q_len && p->x[p->order[p->q_head]].done) {
-		unsigned int i = p->order[p->q_head];
-		struct libusb_transfer *t = p->x[i].t;
-		size_t n = 0;
-		int ret = 0;
-
-		p->x[i].done = false;
-		p->q_head = (p->q_head + 1) % FT_XFERS;
-		p->q_len--;
-		if (t->actual_length > 0 && (unsigned int)t->actual_length <= p->xfer_size)
-			n = strip_status(t->buffer, (size_t)t->actual_length, p->mps);
-		if (n) {
-			spoor_source_bytes(src, t->buffer, n);
-			*handed = true;
-		}
-		switch (t->status) {
-		case LIBUSB_TRANSFER_COMPLETED:
-		case LIBUSB_TRANSFER_TIMED_OUT:
-		case LIBUSB_TRANSFER_CANCELLED:
-			break;
-		case LIBUSB_TRANSFER_NO_DEVICE:
-			p->gone = true;
-			return SPOOR_E_NO_DEVICE;
-		case LIBUSB_TRANSFER_STALL:
-			libusb_clear_halt(p->f->usb_dev, (unsigned char)p->f->out_ep);
-			ret = SPOOR_E_USB;
-			break;
-		default:	/* ERROR, OVERFLOW (babble) */
-			ret = SPOOR_E_USB;
-			break;
-		}
-		if (p->streaming && !p->gone) {
-			int r = submit(p, i);
-
-			if (r < 0 && !ret)
-				ret = r;
-		}
-		if (ret < 0)
-			return ret;
-	}
+	usb_ring_cancel(&p->ring);
 	return 0;
 }
 
@@ -685,29 +466,10 @@ static int hand_out(struct spoor_source *src, bool *handed)
 static int ft_read(struct spoor_source *src, int timeout_ms)
 {
 	struct ft_priv *p = src->priv;
-	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
-	bool handed = false, waited = false;
-	long long left;
-	int ret;
 
 	if (!p || !p->opened)
 		return SPOOR_E_NO_DEVICE;
-	for (;;) {
-		ret = hand_out(src, &handed);
-		if (ret < 0)
-			return ret;
-		if (handed)
-			return SPOOR_SOURCE_MORE;
-		if (p->gone)
-			return SPOOR_E_NO_DEVICE;
-		left = deadline - now_ms();
-		if (left < 0 || (left == 0 && waited))
-			return SPOOR_SOURCE_IDLE;
-		ret = wait_events(p, left);
-		if (ret < 0)
-			return ret;
-		waited = true;
-	}
+	return usb_ring_read(&p->ring, src, timeout_ms);
 }
 
 /* Lets go of the unplugged chip and opens the one with the same serial, if back. */

@@ -15,81 +15,22 @@
 
 #include "source_driver.h"
 #include "spoor/error.h"
+#include "usb_ring.h"
 
 #define USB_XFERS 8			/* bulk IN transfers in flight */
 #define USB_XFER_SIZE (256 * 1024)	/* bytes each (small ones are slow) */
 #define USB_INFO_TIMEOUT_MS 500		/* GET_INFO while scanning */
-#define USB_DRAIN_MS 2000		/* waiting for cancelled transfers at most */
-
-struct usb_priv;
-
-struct usb_xfer {
-	struct usb_priv *p;
-	struct libusb_transfer *t;
-	bool in_flight;		/* submitted, its callback has not run */
-	bool done;		/* its callback ran: to hand out */
-};
 
 struct usb_priv {
 	libusb_context *ctx;
 	libusb_device_handle *h;
 	bool claimed;
-	bool gone;		/* unplugged: a transfer or request said NO_DEVICE */
-	bool streaming;		/* start() ran: transfers are resubmitted */
-	bool stuck;		/* transfers that never came back: leak, don't free */
 	bool dfu_mode;		/* the device is in DFU mode: firmware only, no trace */
 	int dfu_intf;		/* its DFU interface's number, or -1 */
 	int claim_intf;		/* the interface claimed */
 	uint16_t vid, pid;
-	int completed;		/* set by every callback, for the event loop */
-	struct usb_xfer x[USB_XFERS];
-	unsigned int order[USB_XFERS];	/* transfers in submission order */
-	unsigned int q_head, q_len;
+	struct usb_ring ring;	/* the bulk IN transfers; ring.gone: unplugged */
 };
-
-/* The spoor_error for libusb error @r. */
-static int usb_err(int r)
-{
-	switch (r) {
-	case LIBUSB_ERROR_PIPE:
-		return SPOOR_E_STALL;
-	case LIBUSB_ERROR_NO_DEVICE:
-		return SPOOR_E_NO_DEVICE;
-	case LIBUSB_ERROR_TIMEOUT:
-		return SPOOR_E_TIMEOUT;
-	case LIBUSB_ERROR_BUSY:
-		return SPOOR_E_BUSY;
-	case LIBUSB_ERROR_NO_MEM:
-		return SPOOR_E_NOMEM;
-	case LIBUSB_ERROR_ACCESS:
-	case LIBUSB_ERROR_IO:
-		return SPOOR_E_IO;
-	default:
-		return SPOOR_E_USB;
-	}
-}
-
-/* Milliseconds of the monotonic clock. */
-static long long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* Writes a message into @diag, if any. */
-static __attribute__((format(printf, 2, 3))) void say(struct spoor_diag *diag,
-						      const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!diag)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(diag->msg, sizeof(diag->msg), fmt, ap);
-	va_end(ap);
-}
 
 /* The VID:PID to look for: SPOOR_PROBE_VIDPID=VVVV:PPPP or the default; @who starts a message. */
 static int probe_ids(uint16_t *vid, uint16_t *pid, const char *who, struct spoor_diag *diag)
@@ -113,7 +54,7 @@ static int probe_ids(uint16_t *vid, uint16_t *pid, const char *who, struct spoor
 	*pid = (uint16_t)p;
 	return 0;
 bad:
-	say(diag, "%sSPOOR_PROBE_VIDPID='%.32s' is not VVVV:PPPP (hexadecimal)", who,
+	usb_say(diag, "%sSPOOR_PROBE_VIDPID='%.32s' is not VVVV:PPPP (hexadecimal)", who,
 	    getenv("SPOOR_PROBE_VIDPID"));
 	return SPOOR_E_INVAL;
 }
@@ -211,13 +152,13 @@ static int usb_scan(struct spoor_source_list *list, struct spoor_diag *diag)
 		return ret;
 	r = libusb_init(&ctx);
 	if (r < 0) {
-		say(diag, "cannot use USB: %s", libusb_strerror(r));
-		return usb_err(r);
+		usb_say(diag, "cannot use USB: %s", libusb_strerror(r));
+		return usb_ring_error(r);
 	}
 	n = libusb_get_device_list(ctx, &devs);
 	if (n < 0) {
-		say(diag, "cannot list USB devices: %s", libusb_strerror((int)n));
-		ret = usb_err((int)n);
+		usb_say(diag, "cannot list USB devices: %s", libusb_strerror((int)n));
+		ret = usb_ring_error((int)n);
 		goto out;
 	}
 	for (ssize_t i = 0; i < n; i++) {
@@ -297,8 +238,8 @@ static int find_probe(struct usb_priv *p, const char *serial, char *got, size_t 
 
 	n = libusb_get_device_list(p->ctx, &devs);
 	if (n < 0) {
-		say(diag, "usb: cannot list USB devices: %s", libusb_strerror((int)n));
-		return usb_err((int)n);
+		usb_say(diag, "usb: cannot list USB devices: %s", libusb_strerror((int)n));
+		return usb_ring_error((int)n);
 	}
 	for (ssize_t i = 0; i < n; i++) {
 		struct libusb_device_descriptor dd;
@@ -370,23 +311,23 @@ static int find_probe(struct usb_priv *p, const char *serial, char *got, size_t 
 	if (found)
 		libusb_close(found);
 	if (nfound > 1) {
-		say(diag, "usb: %u spoor probes attached (%s): name one, usb:SERIAL", nfound, seen);
+		usb_say(diag, "usb: %u spoor probes attached (%s): name one, usb:SERIAL", nfound, seen);
 		return SPOOR_E_INVAL;
 	}
 	ret = SPOOR_E_NO_DEVICE;
 	if (ndfu) {
-		say(diag, "%s", why);
+		usb_say(diag, "%s", why);
 	} else if (nclosed) {
-		say(diag, "usb%s%s: %u spoor probe%s (%04x:%04x) cannot be opened: %s%s",
+		usb_say(diag, "usb%s%s: %u spoor probe%s (%04x:%04x) cannot be opened: %s%s",
 		    *serial ? ":" : "", serial, nclosed, nclosed > 1 ? "s" : "", p->vid, p->pid,
 		    libusb_strerror(open_err),
 		    open_err == LIBUSB_ERROR_ACCESS ? " (a udev rule giving access?)" : "");
-		ret = usb_err(open_err) == SPOOR_E_NO_DEVICE ? SPOOR_E_NO_DEVICE : SPOOR_E_IO;
+		ret = usb_ring_error(open_err) == SPOOR_E_NO_DEVICE ? SPOOR_E_NO_DEVICE : SPOOR_E_IO;
 	} else if (*serial) {
-		say(diag, "usb:%s: no spoor probe with that serial attached%s%s%s", serial,
+		usb_say(diag, "usb:%s: no spoor probe with that serial attached%s%s%s", serial,
 		    seen[0] ? " (there is: " : "", seen, seen[0] ? ")" : "");
 	} else {
-		say(diag, "usb: no spoor probe (USB %04x:%04x) attached", p->vid, p->pid);
+		usb_say(diag, "usb: no spoor probe (USB %04x:%04x) attached", p->vid, p->pid);
 	}
 	return ret;
 }
@@ -401,8 +342,8 @@ static int attach(struct spoor_source *src, const char *serial, struct spoor_dia
 	r = libusb_init(&p->ctx);
 	if (r < 0) {
 		p->ctx = NULL;
-		say(diag, "usb: cannot use USB: %s", libusb_strerror(r));
-		return usb_err(r);
+		usb_say(diag, "usb: cannot use USB: %s", libusb_strerror(r));
+		return usb_ring_error(r);
 	}
 	ret = find_probe(p, serial, got, sizeof(got), diag);
 	if (ret < 0)
@@ -412,93 +353,39 @@ static int attach(struct spoor_source *src, const char *serial, struct spoor_dia
 	p->claim_intf = p->dfu_mode ? p->dfu_intf : SPOOR_PROBE_IF_TRACE;
 	r = libusb_claim_interface(p->h, p->claim_intf);
 	if (r < 0) {
-		ret = usb_err(r);
-		say(diag, "usb%s%s: cannot claim interface %d: %s", got[0] ? ":" : "", got,
+		ret = usb_ring_error(r);
+		usb_say(diag, "usb%s%s: cannot claim interface %d: %s", got[0] ? ":" : "", got,
 		    p->claim_intf,
 		    ret == SPOOR_E_BUSY ? "in use by another program" : libusb_strerror(r));
 		return ret;
 	}
 	p->claimed = true;
-	p->gone = false;
+	p->ring.gone = false;
+	p->ring.ctx = p->ctx;
+	p->ring.h = p->h;
 	snprintf(src->serial, sizeof(src->serial), "%s", got);
 	snprintf(src->name, sizeof(src->name), "usb%s%s%s", got[0] ? ":" : "", got,
 		 p->dfu_mode ? " (in DFU mode)" : "");
 	return 0;
 }
 
-/* Processes events for up to @ms milliseconds (0: only what is pending). */
-static int wait_events(struct usb_priv *p, long long ms)
-{
-	struct timeval tv = { .tv_sec = (time_t)(ms / 1000), .tv_usec = (long)(ms % 1000) * 1000 };
-	int r;
-
-	p->completed = 0;
-	r = libusb_handle_events_timeout_completed(p->ctx, &tv, &p->completed);
-	if (r < 0 && r != LIBUSB_ERROR_INTERRUPTED)
-		return usb_err(r);
-	return 0;
-}
-
-/* How many transfers are still with libusb. */
-static unsigned int in_flight(const struct usb_priv *p)
-{
-	unsigned int n = 0;
-
-	for (int i = 0; i < USB_XFERS; i++)
-		n += p->x[i].t && p->x[i].in_flight;
-	return n;
-}
-
-/* Cancels every transfer in flight and waits for their callbacks. */
-static void cancel_all(struct usb_priv *p)
-{
-	long long deadline = now_ms() + USB_DRAIN_MS;
-
-	p->streaming = false;
-	for (int i = 0; i < USB_XFERS; i++)
-		if (p->x[i].t && p->x[i].in_flight)
-			libusb_cancel_transfer(p->x[i].t);
-	while (in_flight(p) && now_ms() < deadline)
-		if (wait_events(p, 100) < 0)
-			break;
-	if (in_flight(p))
-		p->stuck = true;
-	p->q_head = 0;
-	p->q_len = 0;
-}
-
 /* Lets go of the device and the context (transfers cancelled first). */
 static void detach(struct usb_priv *p)
 {
-	if (p->ctx)
-		cancel_all(p);
-	if (!p->stuck) {
-		for (int i = 0; i < USB_XFERS; i++) {
-			if (!p->x[i].t)
-				continue;
-			free(p->x[i].t->buffer);
-			libusb_free_transfer(p->x[i].t);
-			p->x[i].t = NULL;
-		}
-	}
+	/* A transfer libusb still holds points into the handle and the context. */
+	bool stuck = usb_ring_release(&p->ring);
+
 	if (p->h) {
 		if (p->claimed)
 			libusb_release_interface(p->h, p->claim_intf);
-		if (!p->stuck)
+		if (!stuck)
 			libusb_close(p->h);
 	}
 	p->h = NULL;
 	p->claimed = false;
-	/* A transfer libusb still holds would point into a freed context. */
-	if (p->ctx && !p->stuck)
+	if (p->ctx && !stuck)
 		libusb_exit(p->ctx);
 	p->ctx = NULL;
-	if (p->stuck) {
-		/* Leaked on purpose; new transfers next time. */
-		for (int i = 0; i < USB_XFERS; i++)
-			p->x[i].t = NULL;
-		p->stuck = false;
-	}
 }
 
 /* Opens usb:@arg ("" the only probe attached). */
@@ -508,15 +395,14 @@ static int usb_open(struct spoor_source *src, const char *arg, struct spoor_diag
 	int ret;
 
 	if (strlen(arg) > SPOOR_PROBE_SERIAL_MAX) {
-		say(diag, "usb:%.40s...: not a serial (%d characters at most)", arg,
+		usb_say(diag, "usb:%.40s...: not a serial (%d characters at most)", arg,
 		    SPOOR_PROBE_SERIAL_MAX);
 		return SPOOR_E_INVAL;
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return SPOOR_E_NOMEM;
-	for (int i = 0; i < USB_XFERS; i++)
-		p->x[i].p = p;
+	usb_ring_init(&p->ring, USB_XFERS, USB_XFER_SIZE);
 	ret = probe_ids(&p->vid, &p->pid, "usb: ", diag);
 	if (ret < 0)
 		goto fail;
@@ -552,158 +438,35 @@ static int usb_control(struct spoor_source *src, uint8_t request_type, uint8_t r
 	struct usb_priv *p = src->priv;
 	int r;
 
-	if (!p || !p->h || p->gone)
+	if (!p || !p->h || p->ring.gone)
 		return SPOOR_E_NO_DEVICE;
 	if (len && !data)
 		return SPOOR_E_INVAL;
 	r = libusb_control_transfer(p->h, request_type, request, value, index, data, len,
 				    timeout_ms > 0 ? (unsigned int)timeout_ms : 0);
 	if (r == LIBUSB_ERROR_NO_DEVICE)
-		p->gone = true;
-	return r < 0 ? usb_err(r) : r;
+		p->ring.gone = true;
+	return r < 0 ? usb_ring_error(r) : r;
 }
 
-/* The callback of every bulk transfer: marks it done. */
-static void LIBUSB_CALL xfer_done(struct libusb_transfer *t)
-{
-	struct usb_xfer *x = t->user_data;
-
-	x->in_flight = false;
-	x->done = true;
-	x->p->completed = 1;
-}
-
-/* Submits transfer @i and queues it last.  Returns 0 or an error. */
-static int submit(struct usb_priv *p, unsigned int i)
-{
-	struct usb_xfer *x = &p->x[i];
-	int r;
-
-	libusb_fill_bulk_transfer(x->t, p->h, SPOOR_PROBE_EP_TRACE, x->t->buffer, USB_XFER_SIZE,
-				  xfer_done, x, 0);
-	x->done = false;
-	r = libusb_submit_transfer(x->t);
-	if (r < 0) {
-		if (r == LIBUSB_ERROR_NO_DEVICE)
-			p->gone = true;
-		return usb_err(r);
-	}
-	x->in_flight = true;
-	p->order[(p->q_head + p->q_len) % USB_XFERS] = i;
-	p->q_len++;
-	return 0;
-}
-
-/* Starts the bulk IN transfers (the layer sent START). */
+/* Starts the bulk IN transfers (the layer sent START); still running after a STOP. */
 static int usb_start(struct spoor_source *src)
 {
 	struct usb_priv *p = src->priv;
-	int ret;
 
-	if (!p || !p->h || p->gone)
+	if (!p || !p->h || p->ring.gone)
 		return SPOOR_E_NO_DEVICE;
-	p->streaming = true;
-	if (p->q_len)
-		return 0;	/* still running from the last capture */
-	for (unsigned int i = 0; i < USB_XFERS; i++) {
-		if (!p->x[i].t) {
-			p->x[i].t = libusb_alloc_transfer(0);
-			if (!p->x[i].t)
-				return SPOOR_E_NOMEM;
-			p->x[i].t->buffer = malloc(USB_XFER_SIZE);
-			if (!p->x[i].t->buffer) {
-				libusb_free_transfer(p->x[i].t);
-				p->x[i].t = NULL;
-				return SPOOR_E_NOMEM;
-			}
-		}
-		ret = submit(p, i);
-		if (ret < 0) {
-			cancel_all(p);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/*
- * Hands out the transfers done at the head of the queue, in order, and
- * resubmits them; *@handed is set if there were bytes.  Returns 0,
- * SPOOR_E_NO_DEVICE (unplugged; what came before was handed out) or
- * SPOOR_E_USB (a transfer failed: what came before it was handed out).
- */
-static int hand_out(struct spoor_source *src, bool *handed)
-{
-	struct usb_priv *p = src->priv;
-
-	while (p->q_len && p->x[p->order[p->q_head]].done) {
-		unsigned int i = p->order[p->q_head];
-		struct libusb_transfer *t = p->x[i].t;
-		int ret = 0;
-
-		p->x[i].done = false;
-		p->q_head = (p->q_head + 1) % USB_XFERS;
-		p->q_len--;
-		if (t->actual_length > 0 && t->actual_length <= USB_XFER_SIZE) {
-			spoor_source_bytes(src, t->buffer, (size_t)t->actual_length);
-			*handed = true;
-		}
-		switch (t->status) {
-		case LIBUSB_TRANSFER_COMPLETED:
-		case LIBUSB_TRANSFER_TIMED_OUT:
-		case LIBUSB_TRANSFER_CANCELLED:
-			break;
-		case LIBUSB_TRANSFER_NO_DEVICE:
-			p->gone = true;
-			return SPOOR_E_NO_DEVICE;
-		case LIBUSB_TRANSFER_STALL:
-			libusb_clear_halt(p->h, SPOOR_PROBE_EP_TRACE);
-			ret = SPOOR_E_USB;
-			break;
-		default:	/* ERROR, OVERFLOW (babble) */
-			ret = SPOOR_E_USB;
-			break;
-		}
-		if (p->streaming && !p->gone) {
-			int r = submit(p, i);
-
-			/* Unplugged: the transfers done behind this one still go out. */
-			if (r < 0 && r != SPOOR_E_NO_DEVICE && !ret)
-				ret = r;
-		}
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	return usb_ring_start(&p->ring, p->ctx, p->h, SPOOR_PROBE_EP_TRACE);
 }
 
 /* Waits up to @timeout_ms for bulk data and hands it to spoor_source_bytes(). */
 static int usb_read(struct spoor_source *src, int timeout_ms)
 {
 	struct usb_priv *p = src->priv;
-	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
-	bool handed = false, waited = false;
-	long long left;
-	int ret;
 
 	if (!p || !p->h)
 		return SPOOR_E_NO_DEVICE;
-	for (;;) {
-		ret = hand_out(src, &handed);
-		if (ret < 0)
-			return ret;
-		if (handed)
-			return SPOOR_SOURCE_MORE;
-		if (p->gone)
-			return SPOOR_E_NO_DEVICE;
-		left = deadline - now_ms();
-		if (left < 0 || (left == 0 && waited))
-			return SPOOR_SOURCE_IDLE;
-		ret = wait_events(p, left);
-		if (ret < 0)
-			return ret;
-		waited = true;
-	}
+	return usb_ring_read(&p->ring, src, timeout_ms);
 }
 
 /* A USB reset: the device re-enumerates (in DFU mode after a DETACH); reopen() finds it. */
@@ -714,11 +477,11 @@ static int usb_reset(struct spoor_source *src)
 
 	if (!p || !p->h)
 		return SPOOR_E_NO_DEVICE;
-	cancel_all(p);
+	usb_ring_cancel(&p->ring);
 	r = libusb_reset_device(p->h);
 	/* Coming back as another device is what a reset into DFU mode does. */
 	if (r < 0 && r != LIBUSB_ERROR_NOT_FOUND && r != LIBUSB_ERROR_NO_DEVICE)
-		return usb_err(r);
+		return usb_ring_error(r);
 	detach(p);
 	return 0;
 }

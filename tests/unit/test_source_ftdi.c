@@ -126,10 +126,10 @@ static int open_src(struct spoor_source *src, const char *arg, struct spoor_diag
 /* Reads until @want bytes came (or 5 s passed); returns the last result. */
 static int read_until(struct spoor_source *src, size_t want)
 {
-	long long deadline = now_ms() + 5000;
+	long long deadline = usb_ring_now_ms() + 5000;
 	int r = 0;
 
-	while (got_len < want && now_ms() < deadline) {
+	while (got_len < want && usb_ring_now_ms() < deadline) {
 		r = spoor_source_ftdi.read(src, 100);
 		if (r < 0)
 			return r;
@@ -184,7 +184,7 @@ static void test_strip(void)
 			buf[len++] = want[n++];
 		}
 	}
-	CHECK_EQ(strip_status(buf, len, 512), n);
+	CHECK_EQ(strip_status(&(struct ft_priv){ .mps = 512 }, buf, len), n);
 	CHECK(!memcmp(buf, want, n));
 	/* A short last packet. */
 	len = 0;
@@ -195,11 +195,11 @@ static void test_strip(void)
 		want[n] = pattern(n + 7);
 		buf[len++] = want[n++];
 	}
-	CHECK_EQ(strip_status(buf, len, 512), 98);
+	CHECK_EQ(strip_status(&(struct ft_priv){ .mps = 512 }, buf, len), 98);
 	CHECK(!memcmp(buf, want, 98));
-	CHECK_EQ(strip_status(buf, 2, 512), 0);
-	CHECK_EQ(strip_status(buf, 1, 512), 0);
-	CHECK_EQ(strip_status(buf, 0, 512), 0);
+	CHECK_EQ(strip_status(&(struct ft_priv){ .mps = 512 }, buf, 2), 0);
+	CHECK_EQ(strip_status(&(struct ft_priv){ .mps = 512 }, buf, 1), 0);
+	CHECK_EQ(strip_status(&(struct ft_priv){ .mps = 512 }, buf, 0), 0);
 	/* 64-byte packets (full speed). */
 	len = 0;
 	n = 0;
@@ -211,7 +211,7 @@ static void test_strip(void)
 			buf[len++] = want[n++];
 		}
 	}
-	CHECK_EQ(strip_status(buf, len, 64), n);
+	CHECK_EQ(strip_status(&(struct ft_priv){ .mps = 64 }, buf, len), n);
 	CHECK(!memcmp(buf, want, n));
 }
 
@@ -337,11 +337,13 @@ static void test_stream(void)
 	/* Bytes arrived but not handed out yet when the host stops: the next reads have them. */
 	got_len = 0;
 	mock_queue(&ft2232h, buf, 5000);
-	for (long long t = now_ms() + 2000; mock_pending(&ft2232h) && now_ms() < t;)
-		wait_events(src.priv, 10);
+	for (long long t = usb_ring_now_ms() + 2000; mock_pending(&ft2232h) && usb_ring_now_ms() < t;)
+		libusb_handle_events_timeout_completed(((struct ft_priv *)src.priv)->ring.ctx,
+						       &(struct timeval){ .tv_usec = 10000 }, NULL);
 	CHECK_EQ(mock_pending(&ft2232h), 0);
 	CHECK_EQ(spoor_source_ftdi.stop(&src), 0);
-	CHECK_EQ(in_flight(src.priv), 0);
+	for (unsigned int i = 0; i < FT_XFERS; i++)
+		CHECK(!((struct ft_priv *)src.priv)->ring.x[i].in_flight);
 	CHECK_EQ(read_until(&src, 5000), SPOOR_SOURCE_MORE);
 	CHECK(got_len == 5000 && !memcmp(got, buf, 5000));
 	CHECK_EQ(spoor_source_ftdi.read(&src, 0), SPOOR_SOURCE_IDLE);

@@ -131,10 +131,10 @@ static int scan(struct spoor_source_list *list, struct spoor_diag *d)
 /* Reads until @want bytes came (or 5 s passed); returns the last result. */
 static int read_until(struct spoor_source *src, size_t want)
 {
-	long long deadline = now_ms() + 5000;
+	long long deadline = usb_ring_now_ms() + 5000;
 	int r = 0;
 
-	while (got_len < want && now_ms() < deadline) {
+	while (got_len < want && usb_ring_now_ms() < deadline) {
 		r = spoor_source_usb.read(src, 100);
 		if (r < 0)
 			return r;
@@ -150,11 +150,11 @@ static void test_pure(void)
 	struct spoor_diag d = { "" };
 	uint16_t v, p;
 
-	CHECK_EQ(usb_err(LIBUSB_ERROR_PIPE), SPOOR_E_STALL);
-	CHECK_EQ(usb_err(LIBUSB_ERROR_NO_DEVICE), SPOOR_E_NO_DEVICE);
-	CHECK_EQ(usb_err(LIBUSB_ERROR_TIMEOUT), SPOOR_E_TIMEOUT);
-	CHECK_EQ(usb_err(LIBUSB_ERROR_BUSY), SPOOR_E_BUSY);
-	CHECK_EQ(usb_err(LIBUSB_ERROR_OVERFLOW), SPOOR_E_USB);
+	CHECK_EQ(usb_ring_error(LIBUSB_ERROR_PIPE), SPOOR_E_STALL);
+	CHECK_EQ(usb_ring_error(LIBUSB_ERROR_NO_DEVICE), SPOOR_E_NO_DEVICE);
+	CHECK_EQ(usb_ring_error(LIBUSB_ERROR_TIMEOUT), SPOOR_E_TIMEOUT);
+	CHECK_EQ(usb_ring_error(LIBUSB_ERROR_BUSY), SPOOR_E_BUSY);
+	CHECK_EQ(usb_ring_error(LIBUSB_ERROR_OVERFLOW), SPOOR_E_USB);
 	unsetenv("SPOOR_PROBE_VIDPID");
 	CHECK_EQ(probe_ids(&v, &p, "usb: ", &d), 0);
 	CHECK(v == SPOOR_PROBE_VID && p == SPOOR_PROBE_PID);
