@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "spoor/image.h"
+#include "spoor/probe.h"
 #include "spoor/trace.h"
 
 enum spoor_gs_source {
@@ -21,6 +22,7 @@ enum spoor_gs_source {
 	SPOOR_GS_SRC_TCP,	/* a trace port's byte stream over TCP (spoor virt, a probe) */
 	SPOOR_GS_SRC_RAM,	/* the RAM sink, read through OpenOCD when the target stops */
 	SPOOR_GS_SRC_FILE,	/* a capture file (replay mode, no OpenOCD) */
+	SPOOR_GS_SRC_PROBE,	/* a trace probe (spoor/source.h), read continuously */
 };
 
 struct spoor_gdbserver_config {
@@ -35,7 +37,9 @@ struct spoor_gdbserver_config {
 	/* The trace. */
 	enum spoor_gs_source source;
 	const char *trace_port;		/* TCP: HOST:PORT */
-	const char *replay;		/* FILE: the capture */
+	const char *replay;		/* FILE: a capture file or a raw stream */
+	const char *probe;		/* PROBE: usb[:SERIAL], ftdi[:SERIAL], tcp:HOST:PORT */
+	struct spoor_probe_config probe_cfg;	/* PROBE: port width, edges, encapsulation */
 	struct spoor_trace_config trace;	/* the pipeline (image included) */
 	uint32_t default_source;	/* the source of a thread GDB does not name */
 	/* Replay mode's memory: the ELF files and their load offsets. */
@@ -57,7 +61,8 @@ struct spoor_gdbserver_config {
  * Listens, prints "gdb: HOST:PORT" on stdout, and serves GDB connections
  * one after the other until SIGINT/SIGTERM (or the first ends, with
  * @once).  Messages go to stderr.  Returns the exit status: 0, or 2 after
- * an error message (cannot listen, bad capture, OpenOCD did not start).
+ * an error message (cannot listen, bad capture, OpenOCD did not start, the
+ * probe cannot be opened or started).
  */
 int spoor_gdbserver_run(const struct spoor_gdbserver_config *cfg);
 

@@ -407,7 +407,8 @@ static void sync_stop(struct session *ss)
 		if (ret)
 			fprintf(stderr, "spoor gdbserver: reading the RAM sink through OpenOCD: %s\n",
 				spoor_errstr(ret));
-	} else if (srv->cfg->source == SPOOR_GS_SRC_TCP &&
+	} else if ((srv->cfg->source == SPOOR_GS_SRC_TCP ||
+		    srv->cfg->source == SPOOR_GS_SRC_PROBE) &&
 		   !gs_state_wait_stops(&srv->st, ss->stops_at_resume, srv->cfg->stop_timeout_ms)) {
 		fprintf(stderr, "spoor gdbserver: the trace did not report the halt within %d ms: "
 			"a gap in the history\n", srv->cfg->stop_timeout_ms);
@@ -670,7 +671,11 @@ static int monitor_trace(struct session *ss, const char *cmd)
 	while (*cmd == ' ')
 		cmd++;
 	if (!*cmd || !strcmp(cmd, "status")) {
-		static const char *const names[] = { "none", "trace port", "RAM sink", "capture" };
+		static const char *const names[] = {
+			"none", "trace port", "RAM sink", "capture", "probe",
+		};
+		const char *what = cfg->trace_port ? cfg->trace_port : cfg->replay ? cfg->replay :
+				   cfg->probe ? cfg->probe : NULL;
 		struct spoor_trace_stats ts;
 		struct spoor_history_info hi;
 		uint32_t ids[64];
@@ -678,12 +683,13 @@ static int monitor_trace(struct session *ss, const char *cmd)
 
 		pthread_mutex_lock(&srv->st.lock);
 		spoor_trace_stats(srv->st.trace, &ts, sizeof(ts));
-		gs_text_add(&out, "source: %s%s%s%s\nbytes: %" PRIu64 "\npackets: %" PRIu64
+		gs_text_add(&out, "source: %s%s%s%s%s%s\nbytes: %" PRIu64 "\npackets: %" PRIu64
 			    " (%" PRIu64 " bad)\ninstructions: %" PRIu64 "\ngaps: %" PRIu64
-			    "\nrecording: %s\n", names[cfg->source],
-			    cfg->trace_port ? " " : cfg->replay ? " " : "",
-			    cfg->trace_port ? cfg->trace_port : cfg->replay ? cfg->replay : "",
-			    srv->st.source_closed ? " (closed)" : "", srv->st.bytes, ts.packets,
+			    "\nrecording: %s\n", names[cfg->source], what ? " " : "",
+			    what ? what : "", srv->st.replay_capture ? " (capture file)" : "",
+			    srv->st.source_closed ? " (closed)" : "",
+			    srv->st.replay_damaged ? " (damaged: read up to the bad record)" : "",
+			    srv->st.bytes, ts.packets,
 			    ts.bad_packets, ts.decoder.instructions, srv->st.gaps + ts.decoder.gaps,
 			    recording(ss) ? "on" : "off");
 		n = spoor_history_sources(srv->st.hist, ids, 64);
@@ -715,14 +721,20 @@ static int monitor_trace(struct session *ss, const char *cmd)
 					  "for saving", GS_RAW_MAX >> 20);
 		if (ret)
 			return send_error(ss, "spoor: cannot write '%s': %s", path, strerror(errno));
-		gs_text_add(&out, "saved %" PRIu64 " bytes to %s\n", srv->st.bytes, path);
+		if (srv->st.replay_capture)
+			gs_text_add(&out, "saved the capture file (%" PRIu64 " trace bytes) to %s\n",
+				    srv->st.bytes, path);
+		else
+			gs_text_add(&out, "saved %" PRIu64 " bytes to %s\n", srv->st.bytes, path);
 	} else if (!strcmp(cmd, "start") || !strcmp(cmd, "stop")) {
 		bool on = !strcmp(cmd, "start");
 
 		if (!ss->proxy)
 			return send_error(ss, "spoor: replay: there is no target to trace");
-		if (cfg->source != SPOOR_GS_SRC_TCP && cfg->source != SPOOR_GS_SRC_RAM)
-			return send_error(ss, "spoor: no trace source (--trace-port or --ram-sink)");
+		if (cfg->source != SPOOR_GS_SRC_TCP && cfg->source != SPOOR_GS_SRC_RAM &&
+		    cfg->source != SPOOR_GS_SRC_PROBE)
+			return send_error(ss, "spoor: no trace source (--trace-port, --probe or "
+					  "--ram-sink)");
 		ret = hw_trace(ss, on);
 		if (ret)
 			return send_error(ss, "spoor: trace control through OpenOCD: %s",
@@ -796,7 +808,7 @@ static int handle_qbtrace(struct session *ss, const char *pkt)
 		return send_error(ss, "spoor: only the bts format (record btrace bts)");
 	if (srv->cfg->source == SPOOR_GS_SRC_NONE)
 		return send_error(ss, "spoor: no trace source: start spoor gdbserver with "
-				  "--trace-port, --ram-sink or --replay");
+				  "--trace-port, --probe, --ram-sink or --replay");
 	if (!r)
 		return send_error(ss, "spoor: hart %" PRIu32 " is beyond the %d spoor follows",
 				  source, MAX_READERS);
@@ -1342,6 +1354,7 @@ static int load_replay(struct server *srv)
 	const struct spoor_gdbserver_config *cfg = srv->cfg;
 	struct spoor_trace_stats ts;
 	struct spoor_diag diag;
+	char err[512];
 	int ret;
 
 	for (size_t i = 0; i < cfg->nelf; i++) {
@@ -1351,16 +1364,20 @@ static int load_replay(struct server *srv)
 			return -1;
 		}
 	}
-	ret = gs_state_load_file(&srv->st, cfg->replay);
+	ret = gs_state_load_file(&srv->st, cfg->replay, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "spoor gdbserver: %s: %s\n", cfg->replay,
-			ret == SPOOR_E_IO ? strerror(errno) : spoor_errstr(ret));
+		fprintf(stderr, "spoor gdbserver: %s\n", err);
 		return -1;
 	}
 	spoor_trace_stats(srv->st.trace, &ts, sizeof(ts));
-	fprintf(stderr, "spoor gdbserver: %s: %" PRIu64 " bytes, %" PRIu64 " instructions on %"
-		PRIu32 " hart(s), %" PRIu64 " gap(s)\n", cfg->replay, srv->st.bytes,
+	fprintf(stderr, "spoor gdbserver: %s: %s%" PRIu64 " bytes, %" PRIu64 " instructions on %"
+		PRIu32 " hart(s), %" PRIu64 " gap(s)", cfg->replay,
+		srv->st.replay_capture ? "capture file, " : "", srv->st.bytes,
 		ts.decoder.instructions, ts.sources, srv->st.gaps + ts.decoder.gaps);
+	if (srv->st.losses)
+		fprintf(stderr, ", %" PRIu64 " loss%s in the capture", srv->st.losses,
+			srv->st.losses == 1 ? "" : "es");
+	fputs(srv->st.replay_damaged ? ", the capture file is damaged\n" : "\n", stderr);
 	if (!ts.decoder.instructions)
 		fprintf(stderr, "spoor gdbserver: warning: %s holds no decodable instructions\n",
 			cfg->replay);
@@ -1371,7 +1388,7 @@ int spoor_gdbserver_run(const struct spoor_gdbserver_config *cfg)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
 	struct sigaction sa = { .sa_handler = on_signal };
-	char err[256];
+	char err[512];
 	unsigned port;
 	int lfd = -1, status = 2;	/* the exit status: 2 error */
 
@@ -1394,6 +1411,11 @@ int spoor_gdbserver_run(const struct spoor_gdbserver_config *cfg)
 	if (cfg->source == SPOOR_GS_SRC_TCP &&
 	    gs_state_start_tcp(&srv->st, cfg->trace_port, err, sizeof(err))) {
 		fprintf(stderr, "spoor gdbserver: trace port: %s\n", err);
+		goto out;
+	}
+	if (cfg->source == SPOOR_GS_SRC_PROBE &&
+	    gs_state_start_probe(&srv->st, cfg->probe, &cfg->probe_cfg, err, sizeof(err))) {
+		fprintf(stderr, "spoor gdbserver: probe: %s\n", err);
 		goto out;
 	}
 	if (!srv->replay) {

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spoor/encap.h"
 #include "spoor/error.h"
 #include "state.h"
 
@@ -75,6 +76,7 @@ int gs_state_init(struct gs_state *s, const struct spoor_trace_config *tcfg, siz
 
 void gs_state_free(struct gs_state *s)
 {
+	gs_state_stop_probe(s);
 	gs_state_stop_tcp(s);
 	spoor_trace_free(s->trace);
 	spoor_history_free(s->hist);
@@ -113,43 +115,100 @@ int gs_state_feed(struct gs_state *s, const uint8_t *buf, size_t len)
 	return ret;
 }
 
-int gs_state_load_file(struct gs_state *s, const char *path)
-{
-	static uint8_t buf[1 << 16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), ret = 0;
-	struct stat st;
-	ssize_t n;
+/* What reading a replayed file hands on (called with the lock held). */
+struct load_ctx {
+	struct gs_state *s;
+	const char *path;
+	int ret;
+};
 
-	if (fd < 0)
-		return SPOOR_E_IO;
-	if (fstat(fd, &st)) {
-		ret = errno;
-		close(fd);
-		errno = ret;
+/* A replayed file's trace bytes: into the pipeline. */
+static void load_data(void *arg, uint64_t offset, const uint8_t *buf, size_t len)
+{
+	struct load_ctx *l = arg;
+
+	(void)offset;
+	if (!l->ret)
+		l->ret = feed_locked(l->s, buf, len);
+}
+
+/* A capture's LOSS record: a gap. */
+static void load_loss(void *arg, uint64_t offset, uint64_t lost)
+{
+	struct load_ctx *l = arg;
+
+	(void)offset;
+	l->s->losses++;
+	if (!l->ret)
+		l->ret = spoor_trace_gap(l->s->trace, lost);
+}
+
+/* A capture that goes bad: a warning; it is read up to there. */
+static void load_error(void *arg, uint64_t at, int reason, const char *what)
+{
+	struct load_ctx *l = arg;
+
+	(void)reason;
+	l->s->replay_damaged = true;
+	fprintf(stderr, "spoor gdbserver: warning: %s: file offset %" PRIu64 ": %s; read up to "
+		"there\n", l->path, at, what);
+}
+
+int gs_state_load_file(struct gs_state *s, const char *path, char *err, size_t size)
+{
+	static const struct spoor_source_ops ops = {
+		.data = load_data, .loss = load_loss, .error = load_error,
+	};
+	struct load_ctx l = { .s = s, .path = path };
+	struct spoor_capture_header h;
+	struct spoor_source *src;
+	struct spoor_diag diag;
+	struct stat st;
+	char *spec;
+	int ret;
+
+	if (stat(path, &st)) {
+		snprintf(err, size, "%s: %s", path, strerror(errno));
 		return SPOOR_E_IO;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		close(fd);
+		snprintf(err, size, "%s: %s", path, spoor_errstr(SPOOR_E_NOT_REGULAR));
 		return SPOOR_E_NOT_REGULAR;
+	}
+	/* "file:" first: a file named like a probe ("usb") is still a file. */
+	spec = malloc(strlen(path) + 6);
+	if (!spec) {
+		snprintf(err, size, "%s: %s", path, spoor_errstr(SPOOR_E_NOMEM));
+		return SPOOR_E_NOMEM;
+	}
+	sprintf(spec, "file:%s", path);
+	ret = spoor_source_open(spec, &src, &diag);
+	free(spec);
+	if (ret < 0) {
+		snprintf(err, size, "%s", diag.msg);
+		return ret;
 	}
 	pthread_mutex_lock(&s->lock);
 	s->replay = path;
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = SPOOR_E_IO;
-			break;
-		}
-		ret = feed_locked(s, buf, (size_t)n);
-		if (ret)
-			break;
+	s->replay_capture = !spoor_source_header(src, &h);
+	do
+		ret = spoor_source_poll(src, -1, &ops, &l);
+	while (ret == SPOOR_SOURCE_MORE && !l.ret);
+	if (ret < 0 && !l.ret) {
+		snprintf(err, size, "reading %s: %s", path,
+			 ret == SPOOR_E_IO ? strerror(errno) : spoor_errstr(ret));
+		l.ret = ret;
+	} else if (l.ret) {
+		snprintf(err, size, "%s: decoding: %s", path, spoor_errstr(l.ret));
 	}
-	if (!ret)
-		ret = spoor_trace_finish(s->trace);
+	if (!l.ret) {
+		l.ret = spoor_trace_finish(s->trace);
+		if (l.ret)
+			snprintf(err, size, "%s: decoding: %s", path, spoor_errstr(l.ret));
+	}
 	pthread_mutex_unlock(&s->lock);
-	close(fd);
-	return ret;
+	spoor_source_close(src);
+	return l.ret;
 }
 
 int gs_connect(const char *host_port, char *err, size_t size)
@@ -244,7 +303,7 @@ int gs_state_start_tcp(struct gs_state *s, const char *host_port, char *err, siz
 
 void gs_state_stop_tcp(struct gs_state *s)
 {
-	if (s->thread_started) {
+	if (s->thread_started && s->tcp_fd >= 0) {
 		shutdown(s->tcp_fd, SHUT_RDWR);
 		pthread_join(s->thread, NULL);
 		s->thread_started = false;
@@ -252,6 +311,227 @@ void gs_state_stop_tcp(struct gs_state *s)
 	if (s->tcp_fd >= 0)
 		close(s->tcp_fd);
 	s->tcp_fd = -1;
+}
+
+/* Milliseconds on the monotonic clock. */
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A loss of @lost bytes at trace offset @offset: a gap in the pipeline (lock held). */
+static void probe_gap_locked(struct gs_state *s, uint64_t offset, uint64_t lost)
+{
+	int ret = spoor_trace_gap(s->trace, lost);
+
+	s->losses++;
+	if (ret)
+		snprintf(s->source_error, sizeof(s->source_error), "decoding: %s",
+			 spoor_errstr(ret));
+	if (lost != SPOOR_SOURCE_LOST_UNKNOWN)
+		fprintf(stderr, "spoor gdbserver: %s: %" PRIu64 " trace bytes lost at trace offset %"
+			PRIu64 " (the probe's buffer overflowed): a gap in the history\n",
+			spoor_source_name(s->probe), lost, offset);
+}
+
+/* The probe's trace bytes: into the pipeline and the raw copy. */
+static void probe_data(void *ctx, uint64_t offset, const uint8_t *buf, size_t len)
+{
+	struct gs_state *s = ctx;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	/* Bytes missing that no overflow announced: a loss all the same. */
+	if (offset > s->probe_next && s->probe_bytes)
+		probe_gap_locked(s, s->probe_next, offset - s->probe_next);
+	s->probe_bytes += len;
+	s->probe_next = offset + len;
+	ret = feed_locked(s, buf, len);
+	if (ret && !s->source_error[0])
+		snprintf(s->source_error, sizeof(s->source_error), "decoding: %s",
+			 spoor_errstr(ret));
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The probe lost bytes (an overflow, an unplug): a gap. */
+static void probe_loss(void *ctx, uint64_t offset, uint64_t lost)
+{
+	struct gs_state *s = ctx;
+
+	pthread_mutex_lock(&s->lock);
+	probe_gap_locked(s, offset, lost);
+	/* Back after an unplug, the probe counts from 0 again. */
+	s->probe_next = lost == SPOOR_SOURCE_LOST_UNKNOWN ? 0 : offset + lost;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* The probe's record stream is not well formed: said; the layer below resynchronises. */
+static void probe_error(void *ctx, uint64_t at, int reason, const char *what)
+{
+	struct gs_state *s = ctx;
+
+	(void)reason;
+	fprintf(stderr, "spoor gdbserver: %s: probe stream offset %" PRIu64 ": %s; "
+		"resynchronising\n", spoor_source_name(s->probe), at, what);
+}
+
+/*
+ * The probe went away: waits for it in one-second steps (a shutdown ends
+ * the wait).  Returns 0 when it is back, or an error after setting
+ * source_error.
+ */
+static int probe_unplugged(struct gs_state *s)
+{
+	const char *name = spoor_source_name(s->probe);
+	int ret = SPOOR_E_TIMEOUT;
+
+	fprintf(stderr, "spoor gdbserver: %s: the probe is gone (unplugged?) after %" PRIu64
+		" trace bytes; waiting %d s for it to come back\n", name, s->probe_bytes,
+		GS_PROBE_RECONNECT_MS / 1000);
+	for (int waited = 0; waited < GS_PROBE_RECONNECT_MS && !atomic_load(&s->probe_stop);
+	     waited += 1000) {
+		ret = spoor_source_reconnect(s->probe, 1000);
+		if (ret != SPOOR_E_TIMEOUT)
+			break;
+	}
+	if (!ret) {
+		fprintf(stderr, "spoor gdbserver: %s: back; tracing again (what it sent while "
+			"away is lost: a gap in the history)\n", name);
+		return 0;
+	}
+	pthread_mutex_lock(&s->lock);
+	snprintf(s->source_error, sizeof(s->source_error), "%s: the probe is gone: %s", name,
+		 ret == SPOOR_E_TIMEOUT ? "it did not come back in time" : spoor_errstr(ret));
+	pthread_mutex_unlock(&s->lock);
+	fprintf(stderr, "spoor gdbserver: %s\n", s->source_error);
+	return ret;
+}
+
+/* The probe's reader thread: polls it until it is gone or the server stops. */
+static void *probe_reader(void *arg)
+{
+	static const struct spoor_source_ops ops = {
+		.data = probe_data, .loss = probe_loss, .error = probe_error,
+	};
+	struct gs_state *s = arg;
+	const char *name = spoor_source_name(s->probe);
+	int64_t t_stop = 0;
+	int ret;
+
+	for (;;) {
+		if (!t_stop && atomic_load(&s->probe_stop)) {
+			/* Shutdown: STOP, then what the probe still holds, until its END. */
+			t_stop = now_ms();
+			ret = spoor_source_stop(s->probe);
+			if (ret < 0) {
+				fprintf(stderr, "spoor gdbserver: %s: stopping the capture: %s\n",
+					name, spoor_errstr(ret));
+				break;
+			}
+		}
+		if (t_stop && now_ms() - t_stop > GS_PROBE_DRAIN_MS) {
+			fprintf(stderr, "spoor gdbserver: %s: no end of capture %d s after STOP; "
+				"closing\n", name, GS_PROBE_DRAIN_MS / 1000);
+			break;
+		}
+		ret = spoor_source_poll(s->probe, 100, &ops, s);
+		if (ret == SPOOR_SOURCE_DONE) {
+			if (!t_stop) {
+				pthread_mutex_lock(&s->lock);
+				snprintf(s->source_error, sizeof(s->source_error),
+					 "%s: the probe ended the capture", name);
+				pthread_mutex_unlock(&s->lock);
+				fprintf(stderr, "spoor gdbserver: %s\n", s->source_error);
+			}
+			break;
+		}
+		if (ret == SPOOR_E_NO_DEVICE && !t_stop) {
+			if (probe_unplugged(s))
+				break;
+			continue;
+		}
+		if (ret < 0) {
+			if (t_stop)
+				break;
+			pthread_mutex_lock(&s->lock);
+			snprintf(s->source_error, sizeof(s->source_error), "%s: %s", name,
+				 ret == SPOOR_E_IO ? strerror(errno) : spoor_errstr(ret));
+			pthread_mutex_unlock(&s->lock);
+			fprintf(stderr, "spoor gdbserver: %s\n", s->source_error);
+			break;
+		}
+	}
+	pthread_mutex_lock(&s->lock);
+	/* The trace ended: its last blocks. */
+	spoor_trace_finish(s->trace);
+	s->source_closed = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+int gs_state_start_probe(struct gs_state *s, const char *spec,
+			 const struct spoor_probe_config *pcfg, char *err, size_t size)
+{
+	struct spoor_probe_info info;
+	struct spoor_diag diag;
+	int ret;
+
+	ret = spoor_source_open(spec, &s->probe, &diag);
+	if (ret < 0) {
+		snprintf(err, size, "%s", diag.msg);
+		s->probe = NULL;
+		return ret;
+	}
+	ret = spoor_source_info(s->probe, &info);
+	if (ret < 0) {
+		snprintf(err, size, "%s: reading the probe's info: %s",
+			 spoor_source_name(s->probe), spoor_errstr(ret));
+		goto fail;
+	}
+	ret = spoor_source_configure(s->probe, pcfg);
+	if (ret < 0) {
+		snprintf(err, size, "%s: the probe refused the configuration (%u-bit port, %s): %s",
+			 spoor_source_name(s->probe), pcfg->port_width,
+			 spoor_encap_kind_name((enum spoor_encap_kind)pcfg->encap),
+			 spoor_errstr(ret));
+		goto fail;
+	}
+	ret = spoor_source_start(s->probe);
+	if (ret < 0) {
+		snprintf(err, size, "%s: starting the capture: %s", spoor_source_name(s->probe),
+			 spoor_errstr(ret));
+		goto fail;
+	}
+	atomic_store(&s->probe_stop, 0);
+	if (pthread_create(&s->thread, NULL, probe_reader, s)) {
+		snprintf(err, size, "%s: cannot start the trace reader thread",
+			 spoor_source_name(s->probe));
+		ret = SPOOR_E_NOMEM;
+		goto fail;
+	}
+	s->thread_started = true;
+	return 0;
+fail:
+	spoor_source_close(s->probe);
+	s->probe = NULL;
+	return ret;
+}
+
+void gs_state_stop_probe(struct gs_state *s)
+{
+	if (!s->probe)
+		return;
+	if (s->thread_started) {
+		atomic_store(&s->probe_stop, 1);
+		pthread_join(s->thread, NULL);
+		s->thread_started = false;
+	}
+	spoor_source_close(s->probe);
+	s->probe = NULL;
 }
 
 bool gs_state_wait_stops(struct gs_state *s, uint64_t stops, int timeout_ms)

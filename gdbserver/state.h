@@ -2,8 +2,10 @@
 /*
  * The trace behind the server, shared by its GDB sessions: the library
  * pipeline (spoor/trace.h) feeding the bounded history (spoor/history.h),
- * the raw bytes received (for "monitor trace save"), and the trace port
- * reader: a thread that decodes a TCP byte stream continuously.  One lock
+ * the raw bytes received (for "monitor trace save"), and the live readers:
+ * a thread that decodes a trace port's TCP byte stream continuously, or
+ * one that drives a probe (spoor/source.h) and decodes what it sends,
+ * losses as gaps.  One lock
  * guards all of it; a condition variable tells waiters that the decoder has
  * seen the end of a trace (the encoder's support packet when the hart
  * halted).
@@ -12,11 +14,13 @@
 #define SPOOR_GS_STATE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "spoor/history.h"
+#include "spoor/source.h"
 #include "spoor/trace.h"
 
 struct gs_state {
@@ -32,12 +36,20 @@ struct gs_state {
 	bool raw_failed;	/* writing it failed: save reports it */
 	bool raw_full;		/* it reached GS_RAW_MAX: save reports it */
 	const char *replay;	/* the capture file fed whole (no copy in raw) */
-	/* The trace port reader. */
+	bool replay_capture;	/* it is a capture file, not a raw stream */
+	bool replay_damaged;	/* it goes bad before its end: read up to there */
+	uint64_t losses;	/* LOSS records of the capture, overflows of the probe */
+	/* The live reader: the trace port's or the probe's. */
 	int tcp_fd;
 	pthread_t thread;
 	bool thread_started;
-	bool source_closed;	/* the trace port closed or failed */
+	bool source_closed;	/* the trace port closed or failed, the probe is gone */
 	char source_error[256];
+	/* The probe (--probe), used by its reader thread only once started. */
+	struct spoor_source *probe;
+	atomic_int probe_stop;	/* set to end the reader */
+	uint64_t probe_next;	/* the trace offset the next data should have */
+	uint64_t probe_bytes;	/* trace bytes the probe sent */
 };
 
 /*
@@ -56,10 +68,13 @@ int gs_state_feed(struct gs_state *s, const uint8_t *buf, size_t len);
 
 /*
  * Feeds the regular file @path whole and ends the stream (a FIFO, device or
- * directory is refused without reading it).  Returns 0, SPOOR_E_IO (errno
- * set), SPOOR_E_NOT_REGULAR or a pipeline error.
+ * directory is refused without reading it): a capture file (host/CAPTURE.md;
+ * its LOSS records become gaps; a damaged one is read up to the bad record,
+ * with a warning on stderr) or a raw stream.  Returns 0, or SPOOR_E_IO,
+ * SPOOR_E_NOT_REGULAR, a capture's error or a pipeline error with @err
+ * (@size bytes) saying why, the file named.
  */
-int gs_state_load_file(struct gs_state *s, const char *path);
+int gs_state_load_file(struct gs_state *s, const char *path, char *err, size_t size);
 
 /*
  * Connects to the trace port at @host_port ("HOST:PORT") and starts the
@@ -67,8 +82,26 @@ int gs_state_load_file(struct gs_state *s, const char *path);
  */
 int gs_state_start_tcp(struct gs_state *s, const char *host_port, char *err, size_t size);
 
-/* Stops the reader thread, if any. */
+/* Stops the trace port's reader thread, if any. */
 void gs_state_stop_tcp(struct gs_state *s);
+
+/* Waiting for an unplugged probe to come back, at most. */
+#define GS_PROBE_RECONNECT_MS 10000
+/* After STOP at shutdown: waiting for the probe's END, at most. */
+#define GS_PROBE_DRAIN_MS 2000
+
+/*
+ * Opens the probe @spec (spoor_source_open(): usb[:SERIAL], ftdi[:SERIAL],
+ * tcp:HOST:PORT), configures it with @pcfg, starts it and starts the reader
+ * thread: data into the pipeline (and the raw copy), a loss as a gap with a
+ * message, an unplug waited for GS_PROBE_RECONNECT_MS.  Returns 0, or a
+ * negative spoor_error with @err (@size bytes) saying why, the probe named.
+ */
+int gs_state_start_probe(struct gs_state *s, const char *spec,
+			 const struct spoor_probe_config *pcfg, char *err, size_t size);
+
+/* Stops the probe (STOP, its END awaited GS_PROBE_DRAIN_MS at most), its reader, closes it. */
+void gs_state_stop_probe(struct gs_state *s);
 
 /*
  * Waits up to @timeout_ms for more than @stops ends of trace in total.
@@ -77,9 +110,11 @@ void gs_state_stop_tcp(struct gs_state *s);
 bool gs_state_wait_stops(struct gs_state *s, uint64_t stops, int timeout_ms);
 
 /*
- * Writes every byte received so far to @path (the replayed file's bytes, or
- * the live trace's).  Returns 0, SPOOR_E_IO (errno set) or SPOOR_E_TOO_BIG
- * (a live trace longer than GS_RAW_MAX).
+ * Writes every byte received so far to @path: the replayed file as it is (a
+ * capture file stays one, its losses and header kept), or the live trace's
+ * raw bytes (a probe's losses are not marked in them).  Returns 0,
+ * SPOOR_E_IO (errno set) or SPOOR_E_TOO_BIG (a live trace longer than
+ * GS_RAW_MAX).
  */
 int gs_state_save(struct gs_state *s, const char *path);
 

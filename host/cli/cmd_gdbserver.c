@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_stream.h"
@@ -12,6 +14,7 @@
 #include "spoor/board.h"
 #include "spoor/error.h"
 #include "spoor/image.h"
+#include "spoor/source.h"
 #include "trace.h"
 
 #define MAX_ELFS 16
@@ -22,7 +25,8 @@ static void gdbserver_usage(FILE *out)
 {
 	fputs("usage: spoor gdbserver --elf FILE[@OFFSET] [--board FILE] [OPTIONS]\n"
 	      "Serve the trace's reconstructed execution to GDB (record btrace, reverse\n"
-	      "execution), in front of OpenOCD or, with --replay, from a capture alone.\n\n"
+	      "execution), in front of OpenOCD or, with --replay, from a capture alone.\n"
+	      "One trace source: --trace-port, --probe, --ram-sink or --replay.\n\n"
 	      "  --elf FILE[@OFFSET]  the program (any number; OFFSET shifts it)\n"
 	      "  --board FILE         board descriptor: trace parameters, encapsulation,\n"
 	      "                       trace control registers, options (boards/*.ini)\n"
@@ -34,12 +38,22 @@ static void gdbserver_usage(FILE *out)
 	      "                       loopback port) and stop it on exit\n"
 	      "  --openocd-c CMD      a command for that OpenOCD before FILE (repeatable)\n"
 	      "  --trace-port H:P     trace source: a trace port's byte stream over TCP\n"
-	      "                       (spoor virt's, a probe's), decoded continuously\n"
+	      "                       (spoor virt's), decoded continuously\n"
+	      "  --probe SOURCE       trace source: a trace probe, usb[:SERIAL] | ftdi[:SERIAL]\n"
+	      "                       | tcp:HOST:PORT ('spoor probes' lists them), configured\n"
+	      "                       with the encapsulation (--board, --encap), started, and\n"
+	      "                       decoded continuously; its overflows are gaps; unplugged,\n"
+	      "                       it is waited for 10 s\n"
+	      "  --port-width N       with --probe: trace port width in bits, 1, 2, 4, 8, 16\n"
+	      "                       (default 4)\n"
 	      "  --ram-sink [A,SIZE]  trace source: the on-chip RAM sink, read through OpenOCD\n"
 	      "                       at every stop (default buffer: 1 MiB in the middle\n"
 	      "                       of the board's RAM)\n"
 	      "  --replay FILE        no OpenOCD: a target made of the capture FILE, stopped\n"
-	      "                       at its last traced pc; each hart is a GDB thread\n"
+	      "                       at its last traced pc; each hart is a GDB thread.  FILE\n"
+	      "                       is a capture file ('spoor capture -o'; its header gives\n"
+	      "                       the encapsulation unless --encap does, its losses are\n"
+	      "                       gaps) or a raw stream ('spoor virt --capture')\n"
 	      "  --history N          blocks kept per hart (default 1000000; GDB's 'set record\n"
 	      "                       btrace bts buffer-size' can raise it)\n"
 	      "  --stop-timeout MS    longest wait for a halt's end of trace (default 1000)\n"
@@ -53,6 +67,7 @@ static void gdbserver_usage(FILE *out)
 enum {
 	OPT_ELF = CLI_OPT_OWN, OPT_PORT, OPT_HOST, OPT_OPENOCD, OPT_OPENOCD_CFG, OPT_OPENOCD_C,
 	OPT_TRACE_PORT, OPT_RAM_SINK, OPT_REPLAY, OPT_HISTORY, OPT_STOP_TIMEOUT, OPT_ONCE,
+	OPT_PROBE, OPT_PORT_WIDTH,
 };
 
 static const struct option gdbserver_own_options[] = {
@@ -65,6 +80,8 @@ static const struct option gdbserver_own_options[] = {
 	{ "trace-port", required_argument, NULL, OPT_TRACE_PORT },
 	{ "ram-sink", optional_argument, NULL, OPT_RAM_SINK },
 	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "probe", required_argument, NULL, OPT_PROBE },
+	{ "port-width", required_argument, NULL, OPT_PORT_WIDTH },
 	{ "history", required_argument, NULL, OPT_HISTORY },
 	{ "stop-timeout", required_argument, NULL, OPT_STOP_TIMEOUT },
 	{ "once", no_argument, NULL, OPT_ONCE },
@@ -86,7 +103,21 @@ struct gdbserver_args {
 	size_t nocd;
 	const char *ram_arg;
 	bool ram;
+	const char *source_opt;		/* the trace source's option, for messages */
+	const char *port_width;		/* --port-width */
 };
+
+/* Notes trace source option @opt; returns false (after a message) if another came before. */
+static bool one_source(struct gdbserver_args *a, const char *opt)
+{
+	if (a->source_opt && strcmp(a->source_opt, opt)) {
+		fprintf(stderr, "spoor gdbserver: %s and %s: give one trace source (--trace-port, "
+			"--probe, --ram-sink or --replay)\n", a->source_opt, opt);
+		return false;
+	}
+	a->source_opt = opt;
+	return true;
+}
 
 /* Adds "FILE[@OFFSET]"; returns 0 or an exit status after a message. */
 static int add_elf(struct gdbserver_args *a, const char *arg)
@@ -143,7 +174,8 @@ bad:
 static int parse_args(struct gdbserver_args *a, struct spoor_gdbserver_config *cfg, int argc,
 		      char **argv)
 {
-	struct option opts[CLI_STREAM_NOPTS + 16];
+	struct option opts[CLI_STREAM_NOPTS + sizeof(gdbserver_own_options) /
+			   sizeof(gdbserver_own_options[0])];
 	struct spoor_diag diag;
 	unsigned long v;
 	int c, ret;
@@ -185,17 +217,40 @@ static int parse_args(struct gdbserver_args *a, struct spoor_gdbserver_config *c
 			a->ocd_cmds[a->nocd++] = optarg;
 			break;
 		case OPT_TRACE_PORT:
+			if (!one_source(a, "--trace-port"))
+				return CLI_EXIT_ERROR;
 			cfg->source = SPOOR_GS_SRC_TCP;
 			cfg->trace_port = optarg;
 			break;
 		case OPT_RAM_SINK:
+			if (!one_source(a, "--ram-sink"))
+				return CLI_EXIT_ERROR;
 			cfg->source = SPOOR_GS_SRC_RAM;
 			a->ram = true;
 			a->ram_arg = optarg;
 			break;
 		case OPT_REPLAY:
+			if (!one_source(a, "--replay"))
+				return CLI_EXIT_ERROR;
 			cfg->source = SPOOR_GS_SRC_FILE;
 			cfg->replay = optarg;
+			break;
+		case OPT_PROBE:
+			if (!one_source(a, "--probe"))
+				return CLI_EXIT_ERROR;
+			cfg->source = SPOOR_GS_SRC_PROBE;
+			cfg->probe = optarg;
+			break;
+		case OPT_PORT_WIDTH:
+			if (!cli_parse_uint("gdbserver", "--port-width", optarg, 1, 16, &v))
+				return CLI_EXIT_ERROR;
+			if (v != 1 && v != 2 && v != 4 && v != 8 && v != 16) {
+				fprintf(stderr, "spoor gdbserver: --port-width: %lu is not 1, 2, 4, 8 "
+					"or 16\n", v);
+				return CLI_EXIT_ERROR;
+			}
+			cfg->probe_cfg.port_width = (uint8_t)v;
+			a->port_width = optarg;
 			break;
 		case OPT_HISTORY:
 			if (!cli_parse_uint("gdbserver", "--history", optarg, 1, 1ul << 28, &v))
@@ -233,6 +288,20 @@ static int parse_args(struct gdbserver_args *a, struct spoor_gdbserver_config *c
 		fprintf(stderr, "spoor gdbserver: --replay serves a capture alone: no OpenOCD\n");
 		return CLI_EXIT_ERROR;
 	}
+	if (cfg->probe && !spoor_source_spec_live(cfg->probe)) {
+		fprintf(stderr, "spoor gdbserver: --probe %s: not a probe (usb[:SERIAL], "
+			"ftdi[:SERIAL], tcp:HOST:PORT); serve a file with --replay\n", cfg->probe);
+		return CLI_EXIT_ERROR;
+	}
+	if (cfg->replay && spoor_source_spec_live(cfg->replay) && access(cfg->replay, F_OK)) {
+		fprintf(stderr, "spoor gdbserver: --replay %s: that is a probe, not a file: trace "
+			"from it with --probe %s\n", cfg->replay, cfg->replay);
+		return CLI_EXIT_ERROR;
+	}
+	if (a->port_width && !cfg->probe) {
+		fprintf(stderr, "spoor gdbserver: --port-width goes with --probe\n");
+		return CLI_EXIT_ERROR;
+	}
 	if (cfg->openocd && cfg->openocd_cfg) {
 		fprintf(stderr, "spoor gdbserver: --openocd or --openocd-cfg, not both\n");
 		return CLI_EXIT_ERROR;
@@ -248,6 +317,47 @@ static int parse_args(struct gdbserver_args *a, struct spoor_gdbserver_config *c
 		a->have_board = true;
 	}
 	return 0;
+}
+
+/*
+ * A capture file given to --replay says how its bytes are wrapped: its
+ * header's encapsulation, unless --encap says otherwise (as for spoor
+ * decode).  A raw file, or one that cannot be opened (load_replay() says
+ * why), leaves it alone.  Returns 0 or an exit status after a message.
+ */
+static int capture_encap(struct gdbserver_args *a, const char *path,
+			 struct spoor_encap_config *encap)
+{
+	struct spoor_capture_header h;
+	struct spoor_source *src;
+	struct spoor_diag diag;
+	struct stat st;
+	char *spec;
+	int status = 0;
+
+	if (a->in.encap_kind >= 0 || stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	spec = malloc(strlen(path) + 6);
+	if (!spec) {
+		fprintf(stderr, "spoor gdbserver: out of memory\n");
+		return CLI_EXIT_ERROR;
+	}
+	sprintf(spec, "file:%s", path);
+	if (spoor_source_open(spec, &src, &diag) < 0) {
+		free(spec);
+		return 0;
+	}
+	free(spec);
+	if (!spoor_source_header(src, &h)) {
+		*encap = h.encap;
+		if (spoor_encap_config_check(encap)) {
+			fprintf(stderr, "spoor gdbserver: %s: the capture's encapsulation options "
+				"are not valid\n", path);
+			status = CLI_EXIT_ERROR;
+		}
+	}
+	spoor_source_close(src);
+	return status;
 }
 
 /* The trace pipeline's configuration from the board and the stream options. */
@@ -267,9 +377,22 @@ static int make_trace_config(struct gdbserver_args *a, struct spoor_gdbserver_co
 	memcpy(cfg->trace.isa, a->in.isa, sizeof(cfg->trace.isa));
 	if (a->have_board)
 		cfg->trace.options = a->board.features;
-	/* A trace port is joined mid-stream; the RAM sink starts with the trace. */
-	if (cfg->source == SPOOR_GS_SRC_TCP)
+	if (cfg->source == SPOOR_GS_SRC_FILE) {
+		status = capture_encap(a, cfg->replay, &cfg->trace.deframe.encap);
+		if (status)
+			return status;
+	}
+	/* A trace port or a probe is joined mid-stream; the RAM sink starts with the trace. */
+	if (cfg->source == SPOOR_GS_SRC_TCP || cfg->source == SPOOR_GS_SRC_PROBE)
 		cfg->trace.deframe.start_synced = false;
+	if (cfg->source == SPOOR_GS_SRC_PROBE) {
+		const struct spoor_encap_config *e = &cfg->trace.deframe.encap;
+
+		cfg->probe_cfg.encap = (uint8_t)e->kind;
+		cfg->probe_cfg.src_bits = (uint8_t)e->src_bits;
+		cfg->probe_cfg.ts_bytes = (uint8_t)e->ts_bytes;
+		cfg->probe_cfg.type_bits = (uint8_t)e->type_bits;
+	}
 	if (cfg->source == SPOOR_GS_SRC_RAM)
 		cfg->trace.deframe.start_synced = true;
 	if (spoor_trace_config_check(&cfg->trace, &diag)) {
@@ -283,6 +406,7 @@ int cmd_gdbserver(int argc, char **argv)
 {
 	struct spoor_gdbserver_config cfg = {
 		.stop_timeout_ms = 1000, .history_blocks = DEFAULT_HISTORY,
+		.probe_cfg = { .port_width = 4 },
 	};
 	struct gdbserver_args *a = calloc(1, sizeof(*a));
 	int status;
