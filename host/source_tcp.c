@@ -27,10 +27,7 @@
 struct tcp_source {
 	int fd;
 	char host[256], port[16];
-	uint8_t hdr[SPOOR_PROBE_MSG_HEADER];
-	size_t hdr_have;
-	struct spoor_probe_msg msg;	/* the message being read (hdr_have full) */
-	uint32_t msg_left;		/* its payload bytes still to come */
+	struct spoor_probe_msg_split split;	/* the messages coming in */
 	/* A control reply being read. */
 	uint8_t *reply;
 	uint16_t reply_max;
@@ -83,8 +80,7 @@ static int tcp_connect(struct spoor_source *src, struct spoor_diag *diag)
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	t->fd = fd;
-	t->hdr_have = 0;
-	t->msg_left = 0;
+	memset(&t->split, 0, sizeof(t->split));
 	t->npending = 0;
 	return 0;
 }
@@ -165,60 +161,46 @@ static int keep_bulk(struct tcp_source *t, const uint8_t *b, size_t n)
 static int take(struct spoor_source *src, const uint8_t *b, size_t n, bool keep)
 {
 	struct tcp_source *t = src->priv;
+	struct spoor_probe_msg m;
+	const uint8_t *data;
+	size_t k;
 	int ret;
 
-	while (n) {
-		if (t->hdr_have < SPOOR_PROBE_MSG_HEADER) {
-			size_t k = SPOOR_PROBE_MSG_HEADER - t->hdr_have;
+	while ((ret = spoor_probe_msg_split(&t->split, &b, &n, &m, &data, &k)) > 0) {
+		bool control = m.kind == SPOOR_PROBE_MSG_CONTROL;
 
-			k = k < n ? k : n;
-			memcpy(t->hdr + t->hdr_have, b, k);
-			t->hdr_have += k;
-			b += k;
-			n -= k;
-			if (t->hdr_have < SPOOR_PROBE_MSG_HEADER)
-				break;
-			ret = spoor_probe_msg_decode(t->hdr, sizeof(t->hdr), &t->msg);
-			if (ret < 0)
+		switch (ret) {
+		case SPOOR_PROBE_SPLIT_HEADER:
+			/* A reply nobody asked for, or longer than asked. */
+			if (control && (t->reply_len != NO_REPLY || !t->reply ||
+					m.length > t->reply_max ||
+					(m.status == SPOOR_PROBE_STALL && m.length)))
 				return SPOOR_E_PROTOCOL;
-			t->msg_left = t->msg.length;
-			if (t->msg.kind == SPOOR_PROBE_MSG_CONTROL) {
-				/* A reply nobody asked for, or longer than asked. */
-				if (t->reply_len != NO_REPLY || !t->reply ||
-				    t->msg.length > t->reply_max ||
-				    (t->msg.status == SPOOR_PROBE_STALL && t->msg.length))
-					return SPOOR_E_PROTOCOL;
+			if (control)
 				t->reply_len = 0;
-			}
-		} else {
-			size_t k = t->msg_left < n ? t->msg_left : n;
-
-			if (t->msg.kind == SPOOR_PROBE_MSG_BULK) {
-				if (keep) {
-					ret = keep_bulk(t, b, k);
-					if (ret < 0)
-						return ret;
-				} else {
-					spoor_source_bytes(src, b, k);
-				}
-			} else {
-				memcpy(t->reply + t->reply_len, b, k);
+			break;
+		case SPOOR_PROBE_SPLIT_PAYLOAD:
+			if (control) {
+				memcpy(t->reply + t->reply_len, data, k);
 				t->reply_len += (int)k;
+			} else if (keep) {
+				ret = keep_bulk(t, data, k);
+				if (ret < 0)
+					return ret;
+			} else {
+				spoor_source_bytes(src, data, k);
 			}
-			t->msg_left -= (uint32_t)k;
-			b += k;
-			n -= k;
-		}
-		if (t->hdr_have == SPOOR_PROBE_MSG_HEADER && !t->msg_left) {
-			t->hdr_have = 0;
-			if (t->msg.kind == SPOOR_PROBE_MSG_CONTROL) {
-				if (t->msg.status == SPOOR_PROBE_STALL)
+			break;
+		case SPOOR_PROBE_SPLIT_END:
+			if (control) {
+				if (m.status == SPOOR_PROBE_STALL)
 					t->reply_len = SPOOR_E_STALL;
 				t->reply = NULL;	/* done */
 			}
+			break;
 		}
 	}
-	return 0;
+	return ret < 0 ? SPOOR_E_PROTOCOL : 0;
 }
 
 /* Waits up to @timeout_ms for bytes and takes them.  Returns bytes, 0 on timeout, or an error. */

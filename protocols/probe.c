@@ -446,3 +446,48 @@ int spoor_probe_msg_decode(const uint8_t *buf, size_t len, struct spoor_probe_ms
 		return SPOOR_E_TOO_BIG;
 	return 0;
 }
+
+int spoor_probe_msg_split(struct spoor_probe_msg_split *s, const uint8_t **buf, size_t *len,
+			  struct spoor_probe_msg *msg, const uint8_t **data, size_t *n)
+{
+	int ret;
+
+	if (!s || !buf || !len || !msg || !data || !n || (!*buf && *len))
+		return SPOOR_E_INVAL;
+	if (s->have == SPOOR_PROBE_MSG_HEADER && !s->left) {
+		/* The message whose payload was taken last ends here (also when empty). */
+		s->have = 0;
+		*msg = s->msg;
+		return SPOOR_PROBE_SPLIT_END;
+	}
+	if (s->have < SPOOR_PROBE_MSG_HEADER) {
+		size_t k = SPOOR_PROBE_MSG_HEADER - s->have;
+
+		if (!*len)
+			return 0;
+		k = k < *len ? k : *len;
+		memcpy(s->hdr + s->have, *buf, k);
+		s->have += k;
+		*buf += k;
+		*len -= k;
+		if (s->have < SPOOR_PROBE_MSG_HEADER)
+			return 0;
+		ret = spoor_probe_msg_decode(s->hdr, sizeof(s->hdr), &s->msg);
+		if (ret < 0)
+			return ret;
+		s->offset += SPOOR_PROBE_MSG_HEADER;
+		s->left = s->msg.length;
+		*msg = s->msg;
+		return SPOOR_PROBE_SPLIT_HEADER;
+	}
+	if (!*len)
+		return 0;
+	*n = s->left < *len ? s->left : *len;
+	*data = *buf;
+	*buf += *n;
+	*len -= *n;
+	s->left -= (uint32_t)*n;
+	s->offset += *n;
+	*msg = s->msg;
+	return SPOOR_PROBE_SPLIT_PAYLOAD;
+}

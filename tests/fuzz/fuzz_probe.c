@@ -62,6 +62,48 @@ static uint64_t run(const uint8_t *data, size_t size, size_t chunk)
 	return h;
 }
 
+/*
+ * A digest of the TCP binding messages in @data taken in chunks of @chunk
+ * (0: varying): headers, payload bytes and ends, the same however chunked.
+ */
+static uint64_t split(const uint8_t *data, size_t size, size_t chunk)
+{
+	struct spoor_probe_msg_split s = { 0 };
+	struct spoor_probe_msg m;
+	uint64_t h = 1469598103934665603ull, payload = 0;
+	const uint8_t *p;
+	size_t off = 0, n, k;
+	int ret = 0;
+
+	while (off < size && ret >= 0) {
+		const uint8_t *b = data + off;
+		size_t len = chunk ? chunk : 1 + (size_t)data[off] % 17;
+
+		if (len > size - off)
+			len = size - off;
+		off += len;
+		while ((ret = spoor_probe_msg_split(&s, &b, &len, &m, &p, &k)) > 0) {
+			if (ret == SPOOR_PROBE_SPLIT_PAYLOAD) {
+				REQUIRE(k && p >= data && p + k <= data + off);
+				for (size_t i = 0; i < k; i++)
+					h = (h ^ p[i]) * 1099511628211ull;
+				payload += k;
+				continue;
+			}
+			if (ret == SPOOR_PROBE_SPLIT_END) {
+				REQUIRE(payload == m.length);
+				payload = 0;
+			}
+			h = (h ^ (uint64_t)ret ^ (uint64_t)m.kind << 8 ^ (uint64_t)m.length << 16) *
+			    1099511628211ull;
+		}
+		REQUIRE(ret <= 0);
+		n = s.offset;
+		REQUIRE(n <= off);
+	}
+	return h ^ (uint64_t)(ret < 0) << 63 ^ s.offset;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct spoor_probe_info info, info2;
@@ -73,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t buf[64];
 
 	REQUIRE(run(data, size, size ? size : 1) == run(data, size, 0));
+	REQUIRE(split(data, size, size ? size : 1) == split(data, size, 0));
 	if (!spoor_probe_info_decode(data, size, &info)) {
 		REQUIRE(spoor_probe_info_encode(&info, buf) == SPOOR_PROBE_INFO_SIZE);
 		REQUIRE(!spoor_probe_info_decode(buf, sizeof(buf), &info2));

@@ -228,6 +228,35 @@ int spoor_probe_setup_decode(const uint8_t *buf, size_t len, struct spoor_probe_
 int spoor_probe_msg_encode(const struct spoor_probe_msg *in, uint8_t *out);
 int spoor_probe_msg_decode(const uint8_t *buf, size_t len, struct spoor_probe_msg *out);
 
+/*
+ * Takes the probe's side of a TCP binding connection apart, in chunks of
+ * any size: the caller keeps a struct spoor_probe_msg_split (zeroed to
+ * start) and calls spoor_probe_msg_split() until it returns 0.
+ */
+struct spoor_probe_msg_split {
+	uint8_t hdr[SPOOR_PROBE_MSG_HEADER];
+	size_t have;			/* header bytes held */
+	struct spoor_probe_msg msg;	/* the message being read (have full) */
+	uint32_t left;			/* its payload bytes still to come */
+	uint64_t offset;		/* stream bytes taken so far */
+};
+
+enum spoor_probe_split_kind {
+	SPOOR_PROBE_SPLIT_HEADER = 1,	/* a message begins: *msg */
+	SPOOR_PROBE_SPLIT_PAYLOAD,	/* @len bytes of its payload at @data (in the chunk) */
+	SPOOR_PROBE_SPLIT_END,		/* the message is complete */
+};
+
+/*
+ * Takes what comes next from *@buf / *@len (advancing them).  Returns
+ * enum spoor_probe_split_kind with @msg (HEADER, PAYLOAD, END: the
+ * message's header) and @data / @n (PAYLOAD) filled, 0 when the chunk is
+ * used up, or a negative error from spoor_probe_msg_decode() (the stream is
+ * not well formed at @s->offset: nothing after it can be trusted).
+ */
+int spoor_probe_msg_split(struct spoor_probe_msg_split *s, const uint8_t **buf, size_t *len,
+			  struct spoor_probe_msg *msg, const uint8_t **data, size_t *n);
+
 /* ---- firmware images -------------------------------------------------------- */
 
 #define SPOOR_PROBE_IMAGE_MAGIC 0x50524f53u	/* "SORP" little-endian: 'S','O','R','P' */
