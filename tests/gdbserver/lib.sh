@@ -42,6 +42,8 @@ start_gdbserver() {
 	GS_LOG=$DEBUG_TMP/gdbserver.log
 	gs_spoor=$1
 	shift
+	# Emptied first: the background redirection may come after the first look.
+	: >"$GS_LOG"
 	timeout "$DEBUG_TIMEOUT" "$gs_spoor" gdbserver --port 0 "$@" >"$GS_LOG" 2>&1 &
 	GS_PID=$!
 	DEBUG_PIDS="$DEBUG_PIDS $GS_PID"
