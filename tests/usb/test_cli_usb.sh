@@ -77,18 +77,20 @@ b=$(basename "${4:-x}") # encap: STEM.V_..., its directory encap.STEM.V
 [ "$case" = encap ] && b=${b#*.} && name=encap.$(basename "$4" ".$b").${b%%_*}
 dir=$work/$name
 
-# umockdev 0.17's uevent sender exits when a client's event socket vanishes
-# between its glob and connect (a client re-binding its udev monitor as the
-# probe re-enumerates; upstream's sendmsg_one still only ignores
-# ECONNREFUSED): a run that died of that alone is run again, twice at most.
-UMOCKDEV_RACE="sendmsg_one: cannot connect to client's event socket"
+# umockdev 0.17's uevent sender aborts the emulator when a client's event
+# socket vanishes between its glob and connect, or its reader closes before
+# sendmsg (a client re-binding its udev monitor as the probe re-enumerates,
+# a dfu-util exiting; upstream's sendmsg_one only ignores ECONNREFUSED at
+# connect): a run that died of that alone is run again, twice at most.
+UMOCKDEV_RACE="sendmsg_one: (cannot connect to client's event socket|sendmsg failed)"
 if [ "${SPOOR_CLI_USB_TRY:-}" = "" ]; then
 	mkdir -p "$work" || exit 1
 	for try in 1 2 3; do
 		SPOOR_CLI_USB_TRY=$try "$0" "$spoor" "$sim" "$fwimage" "$dfu" "$work" "$case" "$@" \
 			>"$work/$name.log" 2>&1
 		rc=$?
-		if [ $rc -eq 0 ] || ! grep -q "$UMOCKDEV_RACE" "$dir/sim.err" 2>/dev/null; then
+		if [ $rc -eq 0 ] ||
+		   ! grep -qE "$UMOCKDEV_RACE" "$dir/sim.err" "$work/$name.log" 2>/dev/null; then
 			break
 		fi
 		cat "$work/$name.log"
