@@ -1,17 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # spoor gdbserver in front of stock OpenOCD on the virtual board, with the
-# trace from the trace port (SOURCE tcp) or from the RAM sink read through
-# OpenOCD (SOURCE ram).  gdb-multiarch breaks at stage_a, records, continues
+# trace from the trace port (SOURCE tcp), from the RAM sink read through
+# OpenOCD (SOURCE ram), or from a probe on the trace port (SOURCE probe: the
+# sim probe SIM served over TCP, --probe).  gdb-multiarch breaks at stage_a, records, continues
 # to stage_b: the history is exactly what the ISS retired in between;
 # reverse-stepi and reverse-continue land on the right pcs; continuing to
 # stage_c stitches the new history on (delta reads).  Then a board that
 # traces from its entry: GDB finds it recording at connect.
 #
-# usage: test_proxy.sh SPOOR OPENOCD GDB BOARD CFG ELF NM ISS_RUN SOURCE
+# usage: test_proxy.sh SPOOR OPENOCD GDB BOARD CFG ELF NM ISS_RUN SOURCE [SIM]
 set -eu
-[ $# -eq 9 ] || { echo "usage: $0 SPOOR OPENOCD GDB BOARD CFG ELF NM ISS_RUN tcp|ram" >&2; exit 2; }
-spoor=$1 openocd=$2 gdb=$3 board=$4 cfg=$5 elf=$6 nm=$7 iss_run=$8 source=$9
+[ $# -ge 9 ] || { echo "usage: $0 SPOOR OPENOCD GDB BOARD CFG ELF NM ISS_RUN tcp|ram|probe [SIM]" >&2; exit 2; }
+spoor=$1 openocd=$2 gdb=$3 board=$4 cfg=$5 elf=$6 nm=$7 iss_run=$8 source=$9 sim=${10:-}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../debug/lib.sh"
 . "$here/lib.sh"
@@ -32,6 +33,22 @@ start_spoor_virt "$spoor" "$board" "$elf" --halt-on-start
 start_openocd "$openocd" "$cfg"
 if [ "$source" = tcp ]; then
 	start_gdbserver "$spoor" --openocd "127.0.0.1:$GDB_PORT" --trace-port "127.0.0.1:$TRACE_PORT" \
+		--board "$board" --elf "$elf" --once --verbose
+elif [ "$source" = probe ]; then
+	# No leak check in the sim (sanitizer builds): LeakSanitizer was seen to
+	# hang at its exit, after SIGTERM, while its trace-port thread runs.
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		timeout "$DEBUG_TIMEOUT" "$sim" --listen 127.0.0.1:0 \
+		--input "tcp:127.0.0.1:$TRACE_PORT" >"$t/sim.out" 2>"$t/sim.err" &
+	DEBUG_PIDS="$DEBUG_PIDS $!"
+	SIM_PORT=""
+	for _ in $(seq 100); do
+		SIM_PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$t/sim.out")
+		[ -n "$SIM_PORT" ] && break
+		sleep 0.05
+	done
+	[ -n "$SIM_PORT" ] || die "the sim probe did not start" "$t/sim.err"
+	start_gdbserver "$spoor" --openocd "127.0.0.1:$GDB_PORT" --probe "tcp:127.0.0.1:$SIM_PORT" \
 		--board "$board" --elf "$elf" --once --verbose
 else
 	start_gdbserver "$spoor" --openocd "127.0.0.1:$GDB_PORT" --ram-sink --board "$board" \
@@ -72,6 +89,8 @@ grep -q "Replay in progress.  At instruction $last_mix\." "$t/gdb.log" ||
 grep -q 'from GDB \$qXfer:btrace:read:delta' "$GS_LOG" || die "GDB read no delta" "$GS_LOG"
 ! grep -q 'no delta' "$GS_LOG" || die "a delta read was refused" "$GS_LOG"
 same_pcs "$t/got_ac" "$t/want_ac" "stage_a to stage_c (stitched)"
+[ "$source" != probe ] || grep -q "^source: probe tcp:127.0.0.1:$SIM_PORT$" "$t/gdb.log" ||
+	die "monitor trace status does not name the probe" "$t/gdb.log"
 echo "PASS: $source source, $(wc -l <"$t/want_ab") + $(( $(wc -l <"$t/want_ac") - $(wc -l <"$t/want_ab") )) instructions"
 [ "$source" = tcp ] || exit 0
 
