@@ -146,12 +146,6 @@ static int file_info(struct spoor_source *src, struct spoor_probe_info *info)
 	return 0;
 }
 
-static int ok_op(struct spoor_source *src)
-{
-	(void)src;
-	return 0;
-}
-
 static int file_configure(struct spoor_source *src, const struct spoor_probe_config *cfg)
 {
 	(void)src;
@@ -232,8 +226,6 @@ const struct spoor_source_driver spoor_source_file = {
 	.close = file_close,
 	.info = file_info,
 	.configure = file_configure,
-	.start = ok_op,
-	.stop = ok_op,
 	.header = file_header,
 	.read = file_read,
 };

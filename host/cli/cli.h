@@ -4,6 +4,7 @@
 #define SPOOR_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -40,6 +41,12 @@ int cmd_flash(int argc, char **argv);
  * naming the option and returns false when it is not one. */
 bool cli_parse_uint(const char *cmd, const char *opt, const char *s, unsigned long min,
 		    unsigned long max, unsigned long *out);
+
+/*
+ * Parses "SIZE[k|M|G]" (bytes, 1024s; at least 1) for option @opt; prints an
+ * error naming the option and returns false when it is not one.
+ */
+bool cli_parse_size(const char *cmd, const char *opt, const char *s, uint64_t *out);
 
 /* Returns the index of @arg among the @n @names of option @opt, or -1 after
  * an error naming the choices. */

@@ -65,6 +65,31 @@ bool cli_parse_uint(const char *cmd, const char *opt, const char *s, unsigned lo
 	return true;
 }
 
+bool cli_parse_size(const char *cmd, const char *opt, const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (errno || end == s || *end || *s == '-' || !v || v > (~0ull >> shift)) {
+		fprintf(stderr, "spoor %s: %s: '%s' is not a size (a number of bytes, with k, M "
+			"or G after it)\n", cmd, opt, s);
+		return false;
+	}
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
 int cli_choice(const char *cmd, const char *opt, const char *arg, const char *const *names,
 	       int n)
 {
@@ -333,6 +358,13 @@ int cli_stream_open(struct cli_stream *s, int argc, char **argv)
 	return 0;
 }
 
+void cli_stream_count_loss(struct cli_stream *s, uint64_t lost)
+{
+	s->losses++;
+	if (lost != SPOOR_SOURCE_LOST_UNKNOWN)
+		s->lost += lost;
+}
+
 void cli_stream_losses(const struct cli_stream *s, FILE *out)
 {
 	if (s->losses)
@@ -408,9 +440,7 @@ static void read_loss(void *arg, uint64_t offset, uint64_t lost)
 	struct read_ctx *r = arg;
 
 	(void)offset;
-	r->s->losses++;
-	if (lost != SPOOR_SOURCE_LOST_UNKNOWN)
-		r->s->lost += lost;
+	cli_stream_count_loss(r->s, lost);
 	if (!r->status && r->ops->gap)
 		r->status = r->ops->gap(r->ctx, lost);
 }

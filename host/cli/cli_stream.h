@@ -109,6 +109,9 @@ struct cli_read_ops {
  */
 int cli_stream_read(struct cli_stream *s, const struct cli_read_ops *ops, void *ctx);
 
+/* Counts a loss of @lost bytes in the input (SPOOR_SOURCE_LOST_UNKNOWN: of unknown size). */
+void cli_stream_count_loss(struct cli_stream *s, uint64_t lost);
+
 /* Appends ", N losses in the capture (B bytes)" and ", the capture is damaged" to a verdict line. */
 void cli_stream_losses(const struct cli_stream *s, FILE *out);
 

@@ -744,9 +744,7 @@ static void live_loss(void *ctx, uint64_t offset, uint64_t lost)
 	struct decode *d = ctx;
 
 	(void)offset;
-	d->in.losses++;
-	if (lost != SPOOR_SOURCE_LOST_UNKNOWN)
-		d->in.lost += lost;
+	cli_stream_count_loss(&d->in, lost);
 	if (d->trace)
 		spoor_trace_gap(d->trace, lost);
 }

@@ -115,32 +115,6 @@ enum {
 	OPT_EXIT, OPT_WAIT_PROBE, OPT_CAPTURE_LIMIT, OPT_PROBE_BUFFER,
 };
 
-/* Parses "SIZE[k|M|G]" (bytes); returns false after a message. */
-static bool parse_size(const char *opt, const char *arg, uint64_t *out)
-{
-	unsigned long long v;
-	unsigned shift = 0;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (*end == 'k' || *end == 'K')
-		shift = 10;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30;
-	if (shift)
-		end++;
-	if (errno || end == arg || *end || *arg == '-' || !v || v > (~0ull >> shift)) {
-		fprintf(stderr, "spoor virt: %s: '%s' is not a size (a number of bytes, with k, M "
-			"or G after it)\n", opt, arg);
-		return false;
-	}
-	*out = (uint64_t)v << shift;
-	return true;
-}
-
 /* Parses the command line; returns 0, -1 (help shown) or an exit status. */
 static int parse_args(struct virt *v, int argc, char **argv)
 {
@@ -199,11 +173,11 @@ static int parse_args(struct virt *v, int argc, char **argv)
 			v->wait_probe = true;
 			break;
 		case OPT_CAPTURE_LIMIT:
-			if (!parse_size("--capture-limit", optarg, &v->capture_limit))
+			if (!cli_parse_size("virt", "--capture-limit", optarg, &v->capture_limit))
 				return CLI_EXIT_ERROR;
 			break;
 		case OPT_PROBE_BUFFER:
-			if (!parse_size("--probe-buffer", optarg, &v->probe_buffer))
+			if (!cli_parse_size("virt", "--probe-buffer", optarg, &v->probe_buffer))
 				return CLI_EXIT_ERROR;
 			if (v->probe_buffer > SIZE_MAX / 4) {
 				fprintf(stderr, "spoor virt: --probe-buffer: '%s' is too big\n", optarg);
