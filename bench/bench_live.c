@@ -281,10 +281,7 @@ static int run_stage(const struct args *a, struct spoor_image *img, const char *
 		fprintf(stderr, "bench_live: %s\n", diag.msg);
 		goto out;
 	}
-	pcfg.encap = (uint8_t)a->encap.kind;
-	pcfg.src_bits = (uint8_t)a->encap.src_bits;
-	pcfg.ts_bytes = (uint8_t)a->encap.ts_bytes;
-	pcfg.type_bits = (uint8_t)a->encap.type_bits;
+	spoor_source_config_for(&pcfg, &a->encap, NULL);
 	if ((ret = spoor_source_info(src, &info)) < 0 ||
 	    (ret = spoor_source_configure(src, &pcfg)) < 0 ||
 	    (ret = spoor_source_start(src)) < 0) {

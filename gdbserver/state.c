@@ -476,6 +476,7 @@ static void *probe_reader(void *arg)
 int gs_state_start_probe(struct gs_state *s, const char *spec,
 			 const struct spoor_probe_config *pcfg, char *err, size_t size)
 {
+	struct spoor_probe_config cfg = *pcfg;
 	struct spoor_probe_info info;
 	struct spoor_diag diag;
 	int ret;
@@ -492,11 +493,12 @@ int gs_state_start_probe(struct gs_state *s, const char *spec,
 			 spoor_source_name(s->probe), spoor_errstr(ret));
 		goto fail;
 	}
-	ret = spoor_source_configure(s->probe, pcfg);
+	spoor_source_config_for(&cfg, NULL, &info);
+	ret = spoor_source_configure(s->probe, &cfg);
 	if (ret < 0) {
 		snprintf(err, size, "%s: the probe refused the configuration (%u-bit port, %s): %s",
-			 spoor_source_name(s->probe), pcfg->port_width,
-			 spoor_encap_kind_name((enum spoor_encap_kind)pcfg->encap),
+			 spoor_source_name(s->probe), cfg.port_width,
+			 spoor_encap_kind_name((enum spoor_encap_kind)cfg.encap),
 			 spoor_errstr(ret));
 		goto fail;
 	}

@@ -169,13 +169,22 @@ int spoor_source_control(struct spoor_source *src, uint8_t request_type, uint8_t
 				 timeout_ms);
 }
 
-/* A vendor request to the trace interface with no data. */
+/* An OUT vendor request to the trace interface, with @len bytes of @data. */
 static int vendor_out(struct spoor_source *src, uint8_t request, uint8_t *data, uint16_t len)
 {
 	int ret = spoor_source_control(src, SPOOR_PROBE_REQTYPE_OUT, request, 0,
 				       SPOOR_PROBE_IF_TRACE, data, len, CONTROL_TIMEOUT_MS);
 
 	return ret < 0 ? ret : 0;
+}
+
+/* An IN vendor request for exactly @len bytes; a shorter reply is SPOOR_E_PROTOCOL. */
+static int vendor_in(struct spoor_source *src, uint8_t request, uint8_t *data, uint16_t len)
+{
+	int ret = spoor_source_control(src, SPOOR_PROBE_REQTYPE_IN, request, 0,
+				       SPOOR_PROBE_IF_TRACE, data, len, CONTROL_TIMEOUT_MS);
+
+	return ret < 0 ? ret : ret < len ? SPOOR_E_PROTOCOL : 0;
 }
 
 int spoor_source_info(struct spoor_source *src, struct spoor_probe_info *info)
@@ -187,13 +196,10 @@ int spoor_source_info(struct spoor_source *src, struct spoor_probe_info *info)
 		return SPOOR_E_INVAL;
 	if (src->drv->info)
 		return src->drv->info(src, info);
-	ret = spoor_source_control(src, SPOOR_PROBE_REQTYPE_IN, SPOOR_PROBE_GET_INFO, 0,
-				   SPOOR_PROBE_IF_TRACE, buf, sizeof(buf), CONTROL_TIMEOUT_MS);
+	ret = vendor_in(src, SPOOR_PROBE_GET_INFO, buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
-	if (ret < SPOOR_PROBE_INFO_SIZE)
-		return SPOOR_E_PROTOCOL;	/* a short reply */
-	return spoor_probe_info_decode(buf, (size_t)ret, info) < 0 ? SPOOR_E_PROTOCOL : 0;
+	return spoor_probe_info_decode(buf, sizeof(buf), info) < 0 ? SPOOR_E_PROTOCOL : 0;
 }
 
 int spoor_source_header(struct spoor_source *src, struct spoor_capture_header *h)
@@ -201,6 +207,27 @@ int spoor_source_header(struct spoor_source *src, struct spoor_capture_header *h
 	if (!src || !h)
 		return SPOOR_E_INVAL;
 	return src->drv->header ? src->drv->header(src, h) : SPOOR_E_NOT_FOUND;
+}
+
+void spoor_source_config_for(struct spoor_probe_config *cfg, const struct spoor_encap_config *encap,
+			     const struct spoor_probe_info *info)
+{
+	if (encap) {
+		cfg->encap = (uint8_t)encap->kind;
+		cfg->src_bits = (uint8_t)encap->src_bits;
+		cfg->ts_bytes = (uint8_t)encap->ts_bytes;
+		cfg->type_bits = (uint8_t)encap->type_bits;
+	}
+	if (cfg->port_width)
+		return;
+	cfg->port_width = 4;
+	if (!info || (info->port_widths & (1u << (4 - 1))))
+		return;
+	for (unsigned w = 16; w >= 1; w /= 2)
+		if (info->port_widths & (1u << (w - 1))) {
+			cfg->port_width = (uint8_t)w;
+			return;
+		}
 }
 
 int spoor_source_configure(struct spoor_source *src, const struct spoor_probe_config *cfg)
@@ -281,13 +308,10 @@ int spoor_source_status(struct spoor_source *src, struct spoor_probe_status *st)
 
 	if (!src || !st)
 		return SPOOR_E_INVAL;
-	ret = spoor_source_control(src, SPOOR_PROBE_REQTYPE_IN, SPOOR_PROBE_GET_STATUS, 0,
-				   SPOOR_PROBE_IF_TRACE, buf, sizeof(buf), CONTROL_TIMEOUT_MS);
+	ret = vendor_in(src, SPOOR_PROBE_GET_STATUS, buf, sizeof(buf));
 	if (ret < 0)
 		return ret;
-	if (ret < SPOOR_PROBE_STATUS_SIZE)
-		return SPOOR_E_PROTOCOL;
-	return spoor_probe_status_decode(buf, (size_t)ret, st) < 0 ? SPOOR_E_PROTOCOL : 0;
+	return spoor_probe_status_decode(buf, sizeof(buf), st) < 0 ? SPOOR_E_PROTOCOL : 0;
 }
 
 void spoor_source_item(struct spoor_source *src, const struct spoor_probe_item *it)

@@ -58,7 +58,7 @@ void cli_probe_init(struct cli_probe *p, const char *cmd)
 {
 	memset(p, 0, sizeof(*p));
 	p->cmd = cmd;
-	p->cfg.port_width = 4;
+	/* port width 0: the probe's default (spoor_source_config_for()) */
 	p->reconnect_s = 10;
 	p->status_line = -1;
 }
@@ -71,28 +71,6 @@ void cli_probe_options(const struct option *own, struct option *out)
 	while (own[n].name)
 		n++;
 	memcpy(out + CLI_PROBE_NOPTS, own, (n + 1) * sizeof(*own));
-}
-
-/* Parses a size with an optional k, M or G suffix; false if it is not one. */
-static bool parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		return false;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end || !v)
-		return false;
-	*out = v;
-	return true;
 }
 
 int cli_probe_option(struct cli_probe *p, int c, const char *arg)
@@ -113,7 +91,6 @@ int cli_probe_option(struct cli_probe *p, int c, const char *arg)
 			return -1;
 		}
 		p->cfg.port_width = (uint8_t)v;
-		p->width_given = true;
 		return 1;
 	case CLI_OPT_DDR:
 		p->cfg.flags |= SPOOR_PROBE_CFG_DDR;
@@ -135,12 +112,7 @@ int cli_probe_option(struct cli_probe *p, int c, const char *arg)
 		return 1;
 	}
 	case CLI_OPT_SIZE:
-		if (!parse_size(arg, &p->size)) {
-			fprintf(stderr, "spoor %s: --size: '%s' is not a size (a number, then k, "
-				"M or G)\n", p->cmd, arg);
-			return -1;
-		}
-		return 1;
+		return cli_parse_size(p->cmd, "--size", arg, &p->size) ? 1 : -1;
 	case CLI_OPT_RECONNECT:
 		if (!cli_parse_uint(p->cmd, "--reconnect", arg, 0, 86400, &v))
 			return -1;
@@ -226,17 +198,7 @@ int cli_probe_start(struct cli_probe *p, const struct spoor_encap_config *encap,
 			spoor_source_name(p->src), spoor_errstr(ret));
 		return CLI_EXIT_ERROR;
 	}
-	/* A probe without a 4-bit port (an FTDI FIFO: 8 bits) gets its widest. */
-	if (!p->width_given && !(p->info.port_widths & (1u << (p->cfg.port_width - 1))))
-		for (unsigned w = 16; w >= 1; w /= 2)
-			if (p->info.port_widths & (1u << (w - 1))) {
-				p->cfg.port_width = (uint8_t)w;
-				break;
-			}
-	p->cfg.encap = (uint8_t)encap->kind;
-	p->cfg.src_bits = (uint8_t)encap->src_bits;
-	p->cfg.ts_bytes = (uint8_t)encap->ts_bytes;
-	p->cfg.type_bits = (uint8_t)encap->type_bits;
+	spoor_source_config_for(&p->cfg, encap, &p->info);
 	ret = spoor_source_configure(p->src, &p->cfg);
 	if (ret < 0) {
 		fprintf(stderr, "spoor %s: %s: the probe refused the configuration (%u-bit port%s%s, "

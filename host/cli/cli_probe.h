@@ -33,8 +33,8 @@ extern const char cli_probe_usage[];
 struct cli_probe {
 	const char *cmd;
 	const char *spec;		/* --probe */
-	struct spoor_probe_config cfg;	/* port width, edges (encapsulation set at open) */
-	bool width_given;		/* --port-width (else the probe's, if it has one width) */
+	struct spoor_probe_config cfg;	/* port width (0: the probe's default), edges;
+					 * the encapsulation is set at start */
 	double duration;		/* --duration seconds (0: until stopped) */
 	double idle;			/* --idle: stop after this long without a byte (0: never) */
 	uint64_t size;			/* --size trace bytes (0: no limit) */

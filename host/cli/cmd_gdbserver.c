@@ -45,7 +45,7 @@ static void gdbserver_usage(FILE *out)
 	      "                       decoded continuously; its overflows are gaps; unplugged,\n"
 	      "                       it is waited for 10 s\n"
 	      "  --port-width N       with --probe: trace port width in bits, 1, 2, 4, 8, 16\n"
-	      "                       (default 4)\n"
+	      "                       (default 4, or the probe's widest without a 4-bit port)\n"
 	      "  --ram-sink [A,SIZE]  trace source: the on-chip RAM sink, read through OpenOCD\n"
 	      "                       at every stop (default buffer: 1 MiB in the middle\n"
 	      "                       of the board's RAM)\n"
@@ -386,12 +386,8 @@ static int make_trace_config(struct gdbserver_args *a, struct spoor_gdbserver_co
 	if (cfg->source == SPOOR_GS_SRC_TCP || cfg->source == SPOOR_GS_SRC_PROBE)
 		cfg->trace.deframe.start_synced = false;
 	if (cfg->source == SPOOR_GS_SRC_PROBE) {
-		const struct spoor_encap_config *e = &cfg->trace.deframe.encap;
-
-		cfg->probe_cfg.encap = (uint8_t)e->kind;
-		cfg->probe_cfg.src_bits = (uint8_t)e->src_bits;
-		cfg->probe_cfg.ts_bytes = (uint8_t)e->ts_bytes;
-		cfg->probe_cfg.type_bits = (uint8_t)e->type_bits;
+		/* (The port width, if not given, once the probe says what it has.) */
+		spoor_source_config_for(&cfg->probe_cfg, &cfg->trace.deframe.encap, NULL);
 	}
 	if (cfg->source == SPOOR_GS_SRC_RAM)
 		cfg->trace.deframe.start_synced = true;
@@ -406,7 +402,7 @@ int cmd_gdbserver(int argc, char **argv)
 {
 	struct spoor_gdbserver_config cfg = {
 		.stop_timeout_ms = 1000, .history_blocks = DEFAULT_HISTORY,
-		.probe_cfg = { .port_width = 4 },
+		.probe_cfg = { .port_width = 0 },	/* the probe's default */
 	};
 	struct gdbserver_args *a = calloc(1, sizeof(*a));
 	int status;

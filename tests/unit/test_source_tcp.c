@@ -404,11 +404,35 @@ out:
 	free(img);
 }
 
+/* spoor_source_config_for(): the encapsulation's fields, and the port width by default. */
+static void test_config_for(void)
+{
+	struct spoor_encap_config e = { .kind = SPOOR_ENCAP_SIEMENS, .src_bits = 6, .type_bits = 2 };
+	struct spoor_probe_info fifo = { .port_widths = 1u << 7 };	/* 8 bits only */
+	struct spoor_probe_info all = { .port_widths = 0x808b };
+	struct spoor_probe_config c = { 0 };
+
+	spoor_source_config_for(&c, &e, NULL);
+	CHECK(c.encap == SPOOR_ENCAP_SIEMENS && c.src_bits == 6 && c.type_bits == 2);
+	CHECK_EQ(c.port_width, 4);
+	c.port_width = 0;
+	spoor_source_config_for(&c, NULL, &fifo);
+	CHECK_EQ(c.port_width, 8);
+	CHECK_EQ(c.encap, SPOOR_ENCAP_SIEMENS);	/* left as it was */
+	c.port_width = 0;
+	spoor_source_config_for(&c, NULL, &all);
+	CHECK_EQ(c.port_width, 4);
+	c.port_width = 2;	/* given: kept, even if the probe lacks it */
+	spoor_source_config_for(&c, NULL, &fifo);
+	CHECK_EQ(c.port_width, 2);
+}
+
 int main(int argc, char **argv)
 {
 	check_args(argc, argv,
 		   "Tests for the tcp: trace source (scripted probe) and spoor_dfu_flash() (sim).");
 	signal(SIGPIPE, SIG_IGN);
+	test_config_for();
 	test_good();
 	test_bad_replies();
 	test_gone();

@@ -108,6 +108,15 @@ int spoor_source_info(struct spoor_source *src, struct spoor_probe_info *info);
  */
 int spoor_source_header(struct spoor_source *src, struct spoor_capture_header *h);
 
+/*
+ * Completes probe configuration @cfg for a trace wrapped as @encap (its
+ * encapsulation fields; NULL: left as they are) on a probe that says @info
+ * (NULL: not known yet): a port width of 0 becomes 4 bits, or the widest
+ * @info lists when it has no 4-bit port (an FTDI FIFO: 8 bits).
+ */
+void spoor_source_config_for(struct spoor_probe_config *cfg, const struct spoor_encap_config *encap,
+			     const struct spoor_probe_info *info);
+
 /* Sets port width, edges and encapsulation (idle only).  Returns 0, SPOOR_E_STALL … */
 int spoor_source_configure(struct spoor_source *src, const struct spoor_probe_config *cfg);
 
