@@ -80,7 +80,8 @@ static int refused(struct dfu *d, const char *what, uint8_t status)
 	snprintf(d->diag->msg, sizeof(d->diag->msg), "%s: the probe refused the %s: %s%s",
 		 spoor_source_name(d->src), what, spoor_dfu_status_name(status),
 		 status == 1 ? " (the image is for other hardware)" :
-		 status == 2 || status == 7 ? " (the image is damaged)" : "");
+		 status == 2 || status == 7 ? " (the image is damaged)" :
+		 status == 8 ? " (the image is larger than the probe's firmware slot)" : "");
 	request(d, DFU_CLRSTATUS, 0, NULL, 0, false);
 	return SPOOR_E_STALL;
 }
@@ -293,12 +294,16 @@ int spoor_dfu_flash(struct spoor_source *src, const uint8_t *img, size_t len,
 		return ret;
 	}
 	ret = enter_dfu(&d, ops, ctx);
-	if (!ret)
-		ret = download(&d, img, len, ops, ctx);
-	if (!ret)
-		ret = verify(&d, img, len, ops, ctx);
 	if (ret < 0)
 		return ret;
+	ret = download(&d, img, len, ops, ctx);
+	if (!ret)
+		ret = verify(&d, img, len, ops, ctx);
+	if (ret < 0) {
+		/* Refused or cut short: back to run time, where the old firmware runs. */
+		spoor_source_reset(src, RESET_MS);
+		return ret;
+	}
 	if (ops && ops->progress)
 		ops->progress(ctx, SPOOR_DFU_PHASE_RESET, 0, 0);
 	ret = spoor_source_reset(src, RESET_MS);
