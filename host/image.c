@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -52,6 +53,17 @@ struct image_src {
 	uint8_t *file;		/* the whole file, for libdw, once lines are asked for */
 	Elf *elf;
 	Dwarf *dwarf;
+	/*
+	 * Relative DWARF file names joined to their unit's DW_AT_comp_dir, by
+	 * the name's pointer into libdw's file table (open addressing).
+	 */
+	struct joined_name *joined;
+	size_t njoined, joined_cap;
+};
+
+struct joined_name {
+	const char *raw;	/* dwarf_linesrc()'s name */
+	char *path;		/* comp_dir/raw */
 };
 
 /* One executable segment, [start, end), with its bytes. */
@@ -69,6 +81,7 @@ struct image_sym {
 	uint64_t reach;		/* highest end of this and every lower symbol */
 	const char *name;
 	int rank;		/* preference among symbols at one address */
+	uint8_t kind;		/* enum spoor_image_sym_kind */
 };
 
 struct spoor_image {
@@ -139,6 +152,11 @@ static void src_close_dwarf(struct image_src *src)
 	if (src->elf)
 		elf_end(src->elf);
 	free(src->file);
+	for (size_t i = 0; i < src->joined_cap; i++)
+		free(src->joined[i].path);
+	free(src->joined);
+	src->joined = NULL;
+	src->njoined = src->joined_cap = 0;
 	src->dwarf = NULL;
 	src->elf = NULL;
 	src->file = NULL;
@@ -661,6 +679,18 @@ static void elf_store_symbol(struct elf_load *ld, const GElf_Sym *sym, const cha
 	if (sym->st_size && s->end < addr)
 		s->end = UINT64_MAX;
 	s->rank = sym_rank(sym);
+	switch (GELF_ST_TYPE(sym->st_info)) {
+	case STT_FUNC:
+	case STT_GNU_IFUNC:
+		s->kind = SPOOR_SYM_FUNC;
+		break;
+	case STT_OBJECT:
+		s->kind = SPOOR_SYM_OBJECT;
+		break;
+	default:
+		s->kind = SPOOR_SYM_LABEL;
+		break;
+	}
 }
 
 /*
@@ -824,7 +854,7 @@ int spoor_image_add_raw(struct spoor_image *img, const char *name, uint64_t base
 	seg.end = base + len;
 	seg.src = add.src;
 	sym = (struct image_sym){ .addr = base, .end = base + len, .name = add.src->name,
-				  .rank = 6 };
+				  .rank = 6, .kind = SPOOR_SYM_FUNC };
 	add.segs = &seg;
 	add.nsegs = 1;
 	add.syms = &sym;
@@ -922,6 +952,26 @@ int spoor_image_symbol(const struct spoor_image *img, uint64_t addr, const char 
 	return SPOOR_E_NOT_FOUND;
 }
 
+size_t spoor_image_symbol_count(const struct spoor_image *img)
+{
+	return img ? img->nsyms : 0;
+}
+
+int spoor_image_symbol_at(const struct spoor_image *img, size_t i, struct spoor_image_sym *out)
+{
+	const struct image_sym *s;
+
+	if (!img || !out || i >= img->nsyms)
+		return SPOOR_E_INVAL;
+	s = &img->syms[i];
+	out->addr = s->addr;
+	out->end = s->end;
+	out->name = s->name;
+	out->code = seg_find(img, s->addr) >= 0;
+	out->kind = s->kind;
+	return 0;
+}
+
 /* Returns 1 when the debug sections of @elf decompress to a sane size. */
 static int debug_sections_sane(Elf *elf)
 {
@@ -1007,6 +1057,118 @@ static int find_cu(Dwarf *dwarf, uint64_t addr, Dwarf_Die *cu)
 	return -1;
 }
 
+/* Slot of @raw in a table of @cap (a power of 2) joined names. */
+static size_t joined_slot(const char *raw, size_t cap)
+{
+	return (size_t)(((uintptr_t)raw * UINT64_C(0x9e3779b97f4a7c15)) >> 24) & (cap - 1);
+}
+
+/* Doubles the joined-name table of @src; returns false when out of memory. */
+static bool joined_grow(struct image_src *src)
+{
+	size_t cap = src->joined_cap ? 2 * src->joined_cap : 64;
+	struct joined_name *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return false;
+	for (size_t i = 0; i < src->joined_cap; i++) {
+		size_t j;
+
+		if (!src->joined[i].raw)
+			continue;
+		j = joined_slot(src->joined[i].raw, cap);
+		while (t[j].raw)
+			j = (j + 1) & (cap - 1);
+		t[j] = src->joined[i];
+	}
+	free(src->joined);
+	src->joined = t;
+	src->joined_cap = cap;
+	return true;
+}
+
+/*
+ * The path of source file @name of unit @cu as addr2line gives it: a
+ * relative name joined to the unit's compilation directory (so that files
+ * of units built in different directories stay apart); @name itself when
+ * absolute, without a directory, or when out of memory.
+ */
+static const char *join_comp_dir(struct image_src *src, Dwarf_Die *cu, const char *name)
+{
+	Dwarf_Attribute attr;
+	const char *dir;
+	size_t j;
+	char *path;
+
+	if (name[0] == '/')
+		return name;
+	if (2 * (src->njoined + 1) > src->joined_cap && !joined_grow(src))
+		return name;
+	j = joined_slot(name, src->joined_cap);
+	while (src->joined[j].raw) {
+		if (src->joined[j].raw == name)
+			return src->joined[j].path;
+		j = (j + 1) & (src->joined_cap - 1);
+	}
+	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+	if (!dir || !dir[0])
+		return name;
+	path = malloc(strlen(dir) + strlen(name) + 2);
+	if (!path)
+		return name;
+	sprintf(path, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+	src->joined[j].raw = name;
+	src->joined[j].path = path;
+	src->njoined++;
+	return path;
+}
+
+/*
+ * The line table row of @addr in unit @cu, as GDB takes it: of the rows at
+ * the highest address at or below it, the last that begins a statement,
+ * else the last (rows at one address with increasing views leave the
+ * earlier lines empty: the instruction is the last one's); NULL past the
+ * end of its sequence or when there is none.
+ */
+static Dwarf_Line *last_row_at(Dwarf_Die *cu, uint64_t addr)
+{
+	Dwarf_Line *dl, *pick = NULL;
+	Dwarf_Lines *lines;
+	Dwarf_Addr a, at;
+	size_t n, lo = 0, hi;
+	bool flag;
+
+	if (dwarf_getsrclines(cu, &lines, &n) || !n)
+		return NULL;
+	/* lo = the number of rows at or below addr (libdw sorts them by address) */
+	hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		dl = dwarf_onesrcline(lines, mid);
+		if (!dl || dwarf_lineaddr(dl, &a))
+			return NULL;
+		if (a <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !(dl = dwarf_onesrcline(lines, lo - 1)) || dwarf_lineaddr(dl, &at))
+		return NULL;
+	for (size_t i = lo; i-- > 0;) {
+		dl = dwarf_onesrcline(lines, i);
+		if (!dl || dwarf_lineaddr(dl, &a) || a != at)
+			break;
+		if (dwarf_lineendsequence(dl, &flag) || flag)
+			continue;	/* a sequence ending here; another may begin here */
+		if (!pick)
+			pick = dl;
+		if (!dwarf_linebeginstatement(dl, &flag) && flag)
+			return dl;
+	}
+	return pick;
+}
+
 int spoor_image_line(struct spoor_image *img, uint64_t addr, const char **file, int *line)
 {
 	struct image_src *src;
@@ -1030,15 +1192,48 @@ int spoor_image_line(struct spoor_image *img, uint64_t addr, const char **file, 
 	link_addr = addr - (uint64_t)src->offset;
 	if (find_cu(dwarf, link_addr, &cu))
 		return SPOOR_E_NOT_FOUND;
-	dl = dwarf_getsrc_die(&cu, link_addr);
+	dl = last_row_at(&cu, link_addr);
 	if (!dl || dwarf_lineno(dl, &lineno) || lineno <= 0)
 		return SPOOR_E_NOT_FOUND;
 	name = dwarf_linesrc(dl, NULL, NULL);
 	if (!name)
 		return SPOOR_E_NOT_FOUND;
-	*file = name;
+	*file = join_comp_dir(src, &cu, name);
 	*line = lineno;
 	return 0;
+}
+
+int spoor_image_func_line(struct spoor_image *img, uint64_t addr, const char **file, int *line)
+{
+	struct image_src *src;
+	Dwarf_Die cu, die;
+	Dwarf_Addr low;
+	Dwarf *dwarf;
+	const char *name;
+	ptrdiff_t i;
+	int ret;
+
+	if (!img || !file || !line)
+		return SPOOR_E_INVAL;
+	i = seg_find(img, addr);
+	if (i < 0 || !img->segs[i].src->is_elf)
+		return SPOOR_E_NOT_FOUND;
+	src = img->segs[i].src;
+	dwarf = src_dwarf(src);
+	if (!dwarf || find_cu(dwarf, addr - (uint64_t)src->offset, &cu) ||
+	    dwarf_child(&cu, &die))
+		return SPOOR_E_NOT_FOUND;
+	do {
+		if (dwarf_tag(&die) != DW_TAG_subprogram || dwarf_lowpc(&die, &low) ||
+		    low != addr - (uint64_t)src->offset)
+			continue;
+		name = dwarf_decl_file(&die);
+		if (!name || dwarf_decl_line(&die, line) || *line <= 0)
+			return SPOOR_E_NOT_FOUND;
+		*file = join_comp_dir(src, &cu, name);
+		return 0;
+	} while ((ret = dwarf_siblingof(&die, &die)) == 0);
+	return SPOOR_E_NOT_FOUND;
 }
 
 void spoor_image_describe(const struct spoor_image *img, uint64_t addr, char *buf, size_t size)

@@ -82,13 +82,48 @@ const char *spoor_image_elf_name(const struct spoor_image *img);
 int spoor_image_symbol(const struct spoor_image *img, uint64_t addr, const char **name,
 		       uint64_t *offset);
 
+enum spoor_image_sym_kind {
+	SPOOR_SYM_FUNC,		/* STT_FUNC, STT_GNU_IFUNC; a raw image's name */
+	SPOOR_SYM_OBJECT,	/* STT_OBJECT: data */
+	SPOOR_SYM_LABEL,	/* STT_NOTYPE in a code section (an assembly label) */
+};
+
+/* A symbol as spoor_image_symbol_at() gives it. */
+struct spoor_image_sym {
+	uint64_t addr;		/* first address */
+	uint64_t end;		/* end of its range: its size, or up to the next symbol */
+	const char *name;	/* valid while the image lives */
+	int code;		/* 1: its address is in an executable segment */
+	int kind;		/* enum spoor_image_sym_kind */
+};
+
+/* The number of symbols of every image added (functions, objects, labels in code). */
+size_t spoor_image_symbol_count(const struct spoor_image *img);
+
+/*
+ * Symbol @i (0 <= i < spoor_image_symbol_count()), in address order; at one
+ * address the one spoor_image_symbol() prefers comes last.  Returns 0 or
+ * SPOOR_E_INVAL (no such symbol).
+ */
+int spoor_image_symbol_at(const struct spoor_image *img, size_t i, struct spoor_image_sym *out);
+
 /*
  * Finds the source line of @addr from DWARF.  Sets *@file (the path as the
- * DWARF gives it, valid while @img lives) and *@line.  Returns 0,
+ * DWARF gives it, a relative one joined to its unit's compilation directory
+ * as addr2line does; valid while @img lives) and *@line.  Returns 0,
  * SPOOR_E_NOT_FOUND (no ELF with line information covers @addr) or
  * SPOOR_E_INVAL.
  */
 int spoor_image_line(struct spoor_image *img, uint64_t addr, const char **file, int *line);
+
+/*
+ * Where the function starting at @addr is declared, from DWARF (the
+ * subprogram's DW_AT_decl_file and DW_AT_decl_line): for listings that
+ * name a function by its source line.  Sets *@file (as spoor_image_line()
+ * gives paths) and *@line.  Returns 0, SPOOR_E_NOT_FOUND (no DWARF
+ * subprogram starts there) or SPOOR_E_INVAL.
+ */
+int spoor_image_func_line(struct spoor_image *img, uint64_t addr, const char **file, int *line);
 
 /* Describes the segment covering @addr (e.g. "app.elf [0x80000000,
  * 0x80004000)", with the name as added) or "no image covers 0x1234" into
