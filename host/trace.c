@@ -18,6 +18,12 @@
 #define MAX_SOURCES 65536
 #define BLOCK_BATCH 64
 
+/* A source's time: its frames' timestamps, widened past their wrap-around. */
+struct src_clock {
+	uint64_t time;
+	bool has;
+};
+
 struct spoor_trace {
 	struct spoor_trace_config cfg;
 	struct spoor_trace_ops ops;
@@ -26,6 +32,7 @@ struct spoor_trace {
 	struct spoor_decoder **dec;	/* by source (dec_cap of them), created on first use */
 	uint32_t dec_cap;
 	uint32_t *order;		/* the sources in the order they came */
+	struct src_clock *clock;	/* by source: its time from frame timestamps */
 	uint32_t nsources;
 	bool finished;
 	int err;			/* a failure inside the deframer's callbacks */
@@ -124,6 +131,7 @@ void spoor_trace_free(struct spoor_trace *tr)
 		spoor_decoder_free(tr->dec[tr->order[i]]);
 	free(tr->dec);
 	free(tr->order);
+	free(tr->clock);
 	spoor_deframe_free(tr->df);
 	free(tr);
 }
@@ -133,6 +141,7 @@ static bool room_for(struct spoor_trace *tr, uint32_t source)
 {
 	uint32_t cap = tr->dec_cap ? tr->dec_cap : 16;
 	struct spoor_decoder **dec;
+	struct src_clock *clock;
 	uint32_t *order;
 
 	while (cap <= source)
@@ -146,6 +155,11 @@ static bool room_for(struct spoor_trace *tr, uint32_t source)
 	if (!order)
 		return false;
 	tr->order = order;
+	clock = realloc(tr->clock, cap * sizeof(*clock));
+	if (!clock)
+		return false;
+	tr->clock = clock;
+	memset(clock + tr->dec_cap, 0, (cap - tr->dec_cap) * sizeof(*clock));
 	tr->dec_cap = cap;
 	return true;
 }
@@ -203,6 +217,29 @@ static void drain(struct spoor_trace *tr, struct spoor_decoder *dec, uint32_t so
 	}
 }
 
+/*
+ * The timestamp of @frm, after what its packet retired: a TIME event with
+ * the source's time, the frame's ts_bytes-wide counter widened to 64 bits
+ * (each step forward taken modulo its width: a counter that wrapped
+ * between two stamped frames moves on, never back).
+ */
+static void frame_time(struct spoor_trace *tr, const struct spoor_frame *frm)
+{
+	struct src_clock *c = &tr->clock[frm->source];
+	struct spoor_dec_item it = {
+		.kind = SPOOR_DEC_EVENT, .source = frm->source, .offset = frm->offset,
+	};
+
+	if (!tr->cfg.deframe.encap.ts_bytes)
+		return;
+	c->time = spoor_encap_time_widen(&tr->cfg.deframe.encap, c->time, c->has, frm->timestamp);
+	c->has = true;
+	it.event.kind = SPOOR_EV_TIME;
+	it.event.time = c->time;
+	if (tr->ops.event)
+		tr->ops.event(tr->ctx, &it);
+}
+
 /* One te_inst packet of @frm into its decoder. */
 static void run_packet(struct spoor_trace *tr, struct spoor_decoder *dec,
 		       const struct spoor_frame *frm, const struct spoor_te_inst *pkt)
@@ -211,6 +248,8 @@ static void run_packet(struct spoor_trace *tr, struct spoor_decoder *dec,
 	tr->payload_bits += 8u * frm->payload_len;
 	spoor_decoder_put(dec, pkt, frm->offset);
 	drain(tr, dec, frm->source, frm->offset);
+	if (frm->has_timestamp)
+		frame_time(tr, frm);
 }
 
 /* A batch of frames from the deframer. */

@@ -405,3 +405,16 @@ int spoor_encap_sync_sequence(const struct spoor_encap_config *cfg, unsigned zer
 	memset(out, 0, n);
 	return (int)n;
 }
+
+uint64_t spoor_encap_time_widen(const struct spoor_encap_config *cfg, uint64_t prev, bool have,
+				uint64_t stamp)
+{
+	unsigned bits = cfg ? 8 * cfg->ts_bytes : 0;
+	uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+
+	if (!bits)
+		return stamp;
+	if (!have)
+		return stamp & mask;
+	return prev + (((stamp & mask) - (prev & mask)) & mask);
+}

@@ -25,6 +25,8 @@
 			 0xfu << TR_TE_SYNC_MAX_SHIFT)
 #define RAM_CONTROL_RW	(TR_SINK_ACTIVE | TR_SINK_ENABLE | TR_RAM_STOP_ON_WRAP)
 #define PIB_CONTROL_RW	(TR_SINK_ACTIVE | TR_SINK_ENABLE)
+#define TS_CONTROL_RW	(TR_TS_ACTIVE | TR_TS_COUNT | TR_TS_RUN_IN_DEBUG | \
+			 3u << TR_TS_PRESCALE_SHIFT | TR_TS_ENABLE)
 
 /* Packets between two alignment sync sequences in the sinks' byte stream. */
 #define SYNC_EVERY	256
@@ -33,6 +35,8 @@ struct spoor_vtrace {
 	struct spoor_vtrace_config cfg;
 	struct spoor_iss *iss;
 	uint32_t te_control, te_features, ram_control, pib_control;
+	uint32_t ts_control;
+	uint64_t ts_ticks;			/* the timestamp unit's clock, before prescaling */
 	uint64_t ram_start, ram_limit, ram_wp;	/* wp: word address | wrap flag (bit 0) */
 	struct spoor_encoder *enc;		/* while tracing */
 	bool halted;
@@ -168,6 +172,21 @@ uint32_t spoor_vtrace_option_features(uint32_t options)
 	return features;
 }
 
+/* The timestamp counter's value: its clock divided by 4^trTsPrescale. */
+static uint64_t ts_value(const struct spoor_vtrace *tr)
+{
+	return tr->ts_ticks >> (2 * ((tr->ts_control >> TR_TS_PRESCALE_SHIFT) & 3));
+}
+
+/* The timestamp unit's clock: one tick per retired instruction while it counts. */
+static void ts_tick(struct spoor_vtrace *tr)
+{
+	uint32_t on = TR_TS_ACTIVE | TR_TS_COUNT;
+
+	if ((tr->ts_control & on) == on && (!tr->halted || (tr->ts_control & TR_TS_RUN_IN_DEBUG)))
+		tr->ts_ticks++;
+}
+
 /* Encapsulates and sends every packet the encoder has ready. */
 static void drain(struct spoor_vtrace *tr)
 {
@@ -181,6 +200,11 @@ static void drain(struct spoor_vtrace *tr)
 		return;		/* the usual case: no packet for this instruction */
 	if (tr->cfg.encap.src_bits && !(tr->te_control & TR_TE_INHIBIT_SRC))
 		frm.source = (tr->te_features >> TR_TE_SRC_ID_SHIFT) & 0xfff;
+	if ((tr->ts_control & (TR_TS_ACTIVE | TR_TS_ENABLE)) == (TR_TS_ACTIVE | TR_TS_ENABLE) &&
+	    tr->cfg.encap.ts_bytes) {
+		frm.has_timestamp = true;
+		frm.timestamp = ts_value(tr);	/* the encapsulation keeps the low bytes */
+	}
 	do {
 		n = spoor_te_inst_encode_layout(tr->cfg.params, layout, &pkt, payload,
 						sizeof(payload));
@@ -317,6 +341,8 @@ void spoor_vtrace_event(void *ctx, const struct spoor_iss_event *ev)
 	}
 	if (tr->halted)
 		spoor_vtrace_halted(tr, false);
+	if (ev->kind == SPOOR_ISS_EV_RETIRE)
+		ts_tick(tr);
 	if (!tr->enc || !make_record(tr, ev, &rec))
 		return;
 	if (spoor_encoder_push(tr->enc, &rec) == 0)
@@ -347,6 +373,15 @@ static bool reg_read(struct spoor_vtrace *tr, uint64_t off, uint32_t *v)
 		return true;
 	case SPOOR_VTRACE_TE + TR_TE_INST_FEATURES:
 		*v = tr->te_features | tr->cfg.encap.src_bits << TR_TE_SRC_BITS_SHIFT;
+		return true;
+	case SPOOR_VTRACE_TE + TR_TS_CONTROL:
+		*v = tr->ts_control | 3u << TR_TS_MODE_SHIFT | 63u << TR_TS_WIDTH_SHIFT;
+		return true;
+	case SPOOR_VTRACE_TE + TR_TS_COUNTER_LOW:
+		*v = (uint32_t)ts_value(tr);
+		return true;
+	case SPOOR_VTRACE_TE + TR_TS_COUNTER_HIGH:
+		*v = (uint32_t)(ts_value(tr) >> 32);
 		return true;
 	case SPOOR_VTRACE_RAM + TR_CONTROL:
 		*v = tr->ram_control | TR_SINK_EMPTY | TR_RAM_MODE_SMEM;
@@ -404,6 +439,12 @@ static bool reg_write(struct spoor_vtrace *tr, uint64_t off, uint32_t v)
 			v = 0;
 		tr->te_control = v & TE_CONTROL_RW;
 		update(tr);
+		return true;
+	case SPOOR_VTRACE_TE + TR_TS_CONTROL:
+		/* Inactive: the unit is held in reset. */
+		if (!(v & TR_TS_ACTIVE) || (v & TR_TS_RESET))
+			tr->ts_ticks = 0;
+		tr->ts_control = v & TR_TS_ACTIVE ? v & TS_CONTROL_RW : 0;
 		return true;
 	case SPOOR_VTRACE_TE + TR_TE_INST_FEATURES:
 		/* WARL: only what the hardware has; the srcID field is writable. */

@@ -45,6 +45,10 @@
 #define TR_RAM_LIMIT_HIGH	0x01c
 #define TR_RAM_WP_LOW		0x020
 #define TR_RAM_WP_HIGH		0x024
+/* The encoder's timestamp unit (Trace Control Interface, "Timestamp"). */
+#define TR_TS_CONTROL		0x040
+#define TR_TS_COUNTER_LOW	0x044
+#define TR_TS_COUNTER_HIGH	0x048
 
 /* trTeControl fields. */
 #define TR_TE_ACTIVE		(1u << 0)
@@ -64,6 +68,20 @@
 #define TR_TE_EN_JTC		(1u << 5)
 #define TR_TE_SRC_ID_SHIFT	16
 #define TR_TE_SRC_BITS_SHIFT	28
+/*
+ * trTsControl fields.  The unit is of the internal-core type: it counts the
+ * hart's clock, one tick per retired instruction on this board (the ISS
+ * retires one instruction a cycle), divided by 4^prescale; with
+ * trTsEnable every te_inst frame carries its low ts_bytes bytes.
+ */
+#define TR_TS_ACTIVE		(1u << 0)
+#define TR_TS_COUNT		(1u << 1)
+#define TR_TS_RESET		(1u << 2)	/* write 1: the counter restarts at 0 */
+#define TR_TS_RUN_IN_DEBUG	(1u << 3)
+#define TR_TS_MODE_SHIFT	4		/* 3: internal core clock */
+#define TR_TS_PRESCALE_SHIFT	8		/* 2 bits: divide by 1, 4, 16, 64 */
+#define TR_TS_ENABLE		(1u << 15)	/* timestamps in the trace */
+#define TR_TS_WIDTH_SHIFT	24		/* 6 bits: the counter's width */
 /* Sink control fields. */
 #define TR_SINK_ACTIVE		(1u << 0)
 #define TR_SINK_ENABLE		(1u << 1)

@@ -53,6 +53,7 @@ struct virt {
 	const char *board_path;
 	unsigned jtag_port, trace_port;
 	bool halt_on_start, trace_on_start, exit_on_end, wait_probe;
+	bool timestamps;	/* --timestamps: the timestamp unit on with tracing */
 	const char *capture;	/* also write the trace port's bytes here */
 	const char *elf;
 	uint64_t entry;		/* the program's entry point */
@@ -91,6 +92,10 @@ static void virt_usage(FILE *out)
 	      "                       at the program's entry, tracing on)\n"
 	      "  --trace-on-start     enable tracing to the trace port at the program's entry,\n"
 	      "                       as a debugger writing the trace control registers would\n"
+	      "  --timestamps         with --trace-on-start: the encoder's timestamp unit on too,\n"
+	      "                       every te_inst frame stamped (one tick per retired\n"
+	      "                       instruction: the board's clock); for 'spoor profile'\n"
+	      "                       and 'spoor timeline' by time\n"
 	      "  --capture FILE       also write the trace port's bytes to FILE (every byte is\n"
 	      "                       kept when spoor virt is stopped by any signal it can catch)\n"
 	      "  --capture-limit SIZE stop writing the capture at SIZE bytes (suffix k, M, G)\n"
@@ -112,7 +117,7 @@ static void virt_usage(FILE *out)
 
 enum {
 	OPT_BOARD = 256, OPT_JTAG_PORT, OPT_TRACE_PORT, OPT_HALT, OPT_TRACE_ON, OPT_CAPTURE,
-	OPT_EXIT, OPT_WAIT_PROBE, OPT_CAPTURE_LIMIT, OPT_PROBE_BUFFER,
+	OPT_EXIT, OPT_WAIT_PROBE, OPT_CAPTURE_LIMIT, OPT_PROBE_BUFFER, OPT_TIMESTAMPS,
 };
 
 /* Parses the command line; returns 0, -1 (help shown) or an exit status. */
@@ -129,6 +134,7 @@ static int parse_args(struct virt *v, int argc, char **argv)
 		{ "wait-probe", no_argument, NULL, OPT_WAIT_PROBE },
 		{ "capture-limit", required_argument, NULL, OPT_CAPTURE_LIMIT },
 		{ "probe-buffer", required_argument, NULL, OPT_PROBE_BUFFER },
+		{ "timestamps", no_argument, NULL, OPT_TIMESTAMPS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,6 +168,9 @@ static int parse_args(struct virt *v, int argc, char **argv)
 			break;
 		case OPT_TRACE_ON:
 			v->trace_on_start = true;
+			break;
+		case OPT_TIMESTAMPS:
+			v->timestamps = true;
 			break;
 		case OPT_CAPTURE:
 			v->capture = optarg;
@@ -197,6 +206,11 @@ static int parse_args(struct virt *v, int argc, char **argv)
 	}
 	if (v->capture_limit && !v->capture) {
 		fprintf(stderr, "spoor virt: --capture-limit without --capture\n");
+		return CLI_EXIT_ERROR;
+	}
+	if (v->timestamps && !v->trace_on_start) {
+		fprintf(stderr, "spoor virt: --timestamps without --trace-on-start (a debugger "
+			"turns the timestamp unit on with trTsControl)\n");
 		return CLI_EXIT_ERROR;
 	}
 	v->elf = argv[optind];
@@ -471,6 +485,9 @@ static void trace_on(struct virt *v)
 			    spoor_vtrace_option_features(v->board.features);
 
 	spoor_iss_bus_write(v->iss, base + SPOOR_VTRACE_TE + TR_TE_INST_FEATURES, 4, features);
+	if (v->timestamps)
+		spoor_iss_bus_write(v->iss, base + SPOOR_VTRACE_TE + TR_TS_CONTROL, 4,
+				    TR_TS_ACTIVE | TR_TS_COUNT | TR_TS_ENABLE);
 	spoor_iss_bus_write(v->iss, base + SPOOR_VTRACE_PIB + TR_CONTROL, 4,
 			    TR_SINK_ACTIVE | TR_SINK_ENABLE);
 	spoor_iss_bus_write(v->iss, base + SPOOR_VTRACE_TE + TR_CONTROL, 4,

@@ -549,6 +549,30 @@ static void test_sync(void)
 	CHECK_EQ(spoor_encap_sync_run(&c), 34);
 }
 
+/* Timestamps widened across the counter's wrap-around. */
+static void test_time_widen(void)
+{
+	struct spoor_encap_config c;
+
+	spoor_encap_config_init(&c, SPOOR_ENCAP_SIEMENS);
+	CHECK_EQ(c.ts_bytes, 2);
+	CHECK_EQ(spoor_encap_time_widen(&c, 0, false, 0x12345), 0x2345);
+	CHECK_EQ(spoor_encap_time_widen(&c, 0x2345, true, 0x2345), 0x2345);
+	CHECK_EQ(spoor_encap_time_widen(&c, 0x2345, true, 0x2400), 0x2400);
+	/* 0xfff0 → 0x0005: wrapped once, 21 ticks on. */
+	CHECK_EQ(spoor_encap_time_widen(&c, 0x3fff0, true, 0x0005), 0x40005);
+	/* A stamp "behind" is a whole turn ahead: the counter never runs back. */
+	CHECK_EQ(spoor_encap_time_widen(&c, 0x10010, true, 0x000f), 0x2000f);
+	c.ts_bytes = 8;
+	CHECK_EQ(spoor_encap_time_widen(&c, 5, true, UINT64_C(0xfedcba9876543210)),
+		 UINT64_C(0xfedcba9876543210));
+	c.ts_bytes = 3;
+	CHECK_EQ(spoor_encap_time_widen(&c, 0xfffffe, true, 0x000001), 0x1000001);
+	c.ts_bytes = 0;
+	CHECK_EQ(spoor_encap_time_widen(&c, 7, true, 3), 3);
+	CHECK_EQ(spoor_encap_time_widen(NULL, 7, true, 3), 3);
+}
+
 int main(int argc, char **argv)
 {
 	check_args(argc, argv, "Unit tests for the encapsulation codecs (encap.c).");
@@ -564,5 +588,6 @@ int main(int argc, char **argv)
 	test_encode_errors();
 	test_round_trip();
 	test_sync();
+	test_time_widen();
 	return check_done();
 }

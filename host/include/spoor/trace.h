@@ -36,7 +36,12 @@ struct spoor_trace_ops {
 	 */
 	void (*blocks)(void *ctx, uint32_t source, uint64_t offset,
 		       const struct spoor_block *blocks, size_t n);
-	/* A decoder event (item->kind SPOOR_DEC_EVENT). */
+	/*
+	 * A decoder event (item->kind SPOOR_DEC_EVENT).  The pipeline adds one
+	 * kind: after the blocks and events of a packet whose frame carries a
+	 * timestamp, SPOOR_EV_TIME with the source's time (the frame's
+	 * ts_bytes-wide counter widened to 64 bits across its wrap-arounds).
+	 */
 	void (*event)(void *ctx, const struct spoor_dec_item *item);
 	/*
 	 * A deframer item other than a frame: SPOOR_DF_SYNC (synchronised),

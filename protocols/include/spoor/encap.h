@@ -148,6 +148,17 @@ int spoor_encap_sync_sequence(const struct spoor_encap_config *cfg, unsigned zer
  */
 unsigned spoor_encap_sync_run(const struct spoor_encap_config *cfg);
 
+/*
+ * Widens a frame's timestamp @stamp (its low 8 * cfg->ts_bytes bits count)
+ * to 64 bits after @prev, the widened value of the source's previous
+ * stamped frame (@have false: none yet, the stamp is taken as it is): the
+ * counter moves forward modulo its width, so one that wrapped between two
+ * stamped frames moves on, never back.  Returns the widened time; @stamp
+ * itself when the configuration has no timestamp bytes.
+ */
+uint64_t spoor_encap_time_widen(const struct spoor_encap_config *cfg, uint64_t prev, bool have,
+				uint64_t stamp);
+
 #ifdef __cplusplus
 }
 #endif
