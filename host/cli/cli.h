@@ -36,6 +36,10 @@ int cmd_probes(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_flash(int argc, char **argv);
+int cmd_coverage(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_calls(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
 
 /* Parses an unsigned number in [min, max] for option @opt; prints an error
  * naming the option and returns false when it is not one. */

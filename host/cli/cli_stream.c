@@ -315,10 +315,7 @@ int cli_stream_apply(struct cli_stream *s)
 
 int cli_stream_open(struct cli_stream *s, int argc, char **argv)
 {
-	struct spoor_capture_header h;
-	struct spoor_diag diag;
-	struct stat sb;
-	int status, ret;
+	int status;
 
 	if (optind != argc - 1) {
 		fprintf(stderr, "spoor %s: expected one input FILE (or - for stdin); "
@@ -328,7 +325,19 @@ int cli_stream_open(struct cli_stream *s, int argc, char **argv)
 	status = cli_stream_apply(s);
 	if (status)
 		return status;
-	s->path = argv[optind];
+	return cli_stream_open_input(s, argv[optind]);
+}
+
+int cli_stream_open_input(struct cli_stream *s, const char *path)
+{
+	struct spoor_capture_header h;
+	struct spoor_diag diag;
+	struct stat sb;
+	int ret;
+
+	s->path = path;
+	s->capture = false;
+	s->size = 0;
 	if (spoor_source_spec_live(s->path)) {
 		fprintf(stderr, "spoor %s: '%s' is a probe: capture from it with 'spoor capture' "
 			"or decode it live with 'spoor stream' (a file of that name: ./%s)\n",

@@ -84,6 +84,15 @@ int cli_stream_apply(struct cli_stream *s);
  */
 int cli_stream_open(struct cli_stream *s, int argc, char **argv);
 
+/*
+ * Opens input @path (FILE or - for stdin) after cli_stream_apply(): a
+ * capture file, whose header gives the encapsulation unless --encap does,
+ * or a raw stream.  For several inputs in turn: save s->dcfg after
+ * cli_stream_apply() and put it back before each.  Returns 0 or an exit
+ * status (a one-line message printed).
+ */
+int cli_stream_open_input(struct cli_stream *s, const char *path);
+
 struct cli_stream_ops {
 	void (*frame)(void *ctx, const struct spoor_frame *frm);
 	void (*event)(void *ctx, const struct spoor_deframe_item *it);

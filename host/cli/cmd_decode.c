@@ -12,16 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_analysis.h"
 #include "cli_probe.h"
 #include "cli_serve.h"
 #include "cli_stream.h"
 #include "spoor/board.h"
 #include "spoor/decoder.h"
+#include "spoor/disasm.h"
 #include "spoor/error.h"
 #include "spoor/image.h"
+#include "spoor/sink.h"
 #include "spoor/te_inst.h"
 #include "spoor/trace.h"
 
@@ -30,6 +34,14 @@ enum out_format { OUT_PCS, OUT_TEXT, OUT_JSON };
 #define OUTBUF 65536
 
 enum serve_format { SERVE_DECODED, SERVE_RAW };
+
+/* The analyses spoor stream can run at once: coverage, profile, calls, timeline. */
+#define MAX_ANALYSES 4
+
+/* What the inputs amounted to, over every input of an analysis command. */
+struct totals {
+	uint64_t instructions, gaps, sync_losses, bad_packets, truncated, bytes, frames, packets;
+};
 
 struct decode {
 	struct cli_stream in;
@@ -43,6 +55,7 @@ struct decode {
 	struct cli_serve *serve;
 	int live_err;			/* the pipeline's error during streaming */
 	struct spoor_image *img;
+	struct spoor_disasm *dis;	/* --format text: made on the first line */
 	enum out_format format;
 	uint32_t options;
 	uint32_t compat;
@@ -54,6 +67,18 @@ struct decode {
 	size_t outlen;
 	int out_errno;			/* errno of the first failed write */
 	int progress_shown;
+	/*
+	 * Analyses (cli_analysis.h): the command's own (spoor coverage ...),
+	 * or spoor stream's --coverage FILE ...; their sinks, a tee of them.
+	 */
+	bool analysis;			/* an analysis command: its options, several inputs */
+	const struct cli_analysis *an[MAX_ANALYSES];
+	void *an_st[MAX_ANALYSES];
+	const char *an_out[MAX_ANALYSES];	/* spoor stream: the file of each */
+	size_t nan;
+	struct spoor_sink *sinks[MAX_ANALYSES];
+	struct spoor_sink *sink;	/* what the pipeline feeds (NULL: print instead) */
+	struct totals tot;
 };
 
 static void decode_usage(FILE *out)
@@ -89,7 +114,14 @@ static void stream_usage(FILE *out)
 	      "of a file source; with -o the capture is kept in a capture file as well.\n\n"
 	      "  -o, --output FILE    keep the capture in FILE too (spoor capture's format)\n"
 	      "  --serve [HOST:]PORT  serve instead of printing (HOST defaults to 127.0.0.1)\n"
-	      "  --serve-format F     decoded (in --format, default) | raw (the trace bytes)\n",
+	      "  --serve-format F     decoded (in --format, default) | raw (the trace bytes)\n"
+	      "  --coverage FILE, --profile FILE, --calls FILE, --timeline FILE\n"
+	      "                       analyse instead of printing: a top-like view of the\n"
+	      "                       hottest functions and the coverage so far, refreshed\n"
+	      "                       every second; at the end the files are written as\n"
+	      "                       'spoor coverage -o FILE' (lcov), 'spoor profile -o FILE'\n"
+	      "                       (format from the name), 'spoor calls -o FILE' and\n"
+	      "                       'spoor timeline -o FILE' write them\n",
 	      out);
 	fputs(cli_probe_usage, out);
 	fputs("  --elf, --raw, --spike-rom, --options, --spec-rules, --mtvec, --stvec,\n"
@@ -101,7 +133,8 @@ static void stream_usage(FILE *out)
 
 enum {
 	OPT_ELF = CLI_OPT_OWN, OPT_RAW, OPT_SPIKE_ROM, OPT_OPTIONS, OPT_SPEC_RULES, OPT_FORMAT,
-	OPT_STATS, OPT_MTVEC, OPT_STVEC, OPT_SERVE, OPT_SERVE_FORMAT,
+	OPT_STATS, OPT_MTVEC, OPT_STVEC, OPT_SERVE, OPT_SERVE_FORMAT, OPT_COVERAGE, OPT_PROFILE,
+	OPT_CALLS, OPT_TIMELINE,
 };
 
 static const struct option decode_own_options[] = {
@@ -120,12 +153,60 @@ static const struct option decode_own_options[] = {
 };
 
 /* spoor stream's own options; decode's follow them. */
-#define STREAM_NOPTS 3
+#define STREAM_NOPTS 7
 static const struct option stream_own_options[STREAM_NOPTS] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "serve", required_argument, NULL, OPT_SERVE },
 	{ "serve-format", required_argument, NULL, OPT_SERVE_FORMAT },
+	{ "coverage", required_argument, NULL, OPT_COVERAGE },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "calls", required_argument, NULL, OPT_CALLS },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 };
+
+/* The usage of analysis command @an. */
+static void analysis_usage(const struct cli_analysis *an, FILE *out)
+{
+	fprintf(out, "usage: spoor %s --elf FILE[@OFFSET] [OPTIONS] CAPTURE|- [CAPTURE ...]\n"
+		"%s\nSeveral captures (of one program) are merged.\n\n", an->name, an->summary);
+	fputs(an->usage, out);
+	fputs("  --elf FILE[@OFFSET], --raw FILE@ADDR, --spike-rom, --options LIST,\n"
+	      "  --spec-rules, --mtvec V, --stvec V, --stats, -q: as 'spoor decode'\n"
+	      "                       (see 'spoor decode --help')\n", out);
+	fputs(cli_stream_usage, out);
+	fputs("  -h, --help           this help\n", out);
+	fputs(cli_exit_usage, out);
+}
+
+/* Adds analysis @an writing @path (spoor stream); returns false after a message. */
+static bool add_analysis(struct decode *d, const struct cli_analysis *an, const char *path)
+{
+	for (size_t i = 0; i < d->nan; i++) {
+		if (d->an[i] == an) {
+			fprintf(stderr, "spoor stream: --%s given twice\n", an->name);
+			return false;
+		}
+	}
+	if (d->nan == MAX_ANALYSES || !an->new)
+		return false;
+	d->an_st[d->nan] = an->new();
+	if (!d->an_st[d->nan]) {
+		fprintf(stderr, "spoor stream: out of memory\n");
+		return false;
+	}
+	d->an[d->nan] = an;
+	d->an_out[d->nan++] = path;
+	return !an->option(d->an_st[d->nan - 1], 'o', path);
+}
+
+/* Whether getopt_long result @c is an option of analysis @an. */
+static bool analysis_option(const struct cli_analysis *an, int c)
+{
+	if (c >= CLI_OPT_ANALYSIS)
+		return true;
+	return c > 0 && c < 128 && c != ':' && c != '?' && an->shortopts &&
+	       strchr(an->shortopts, c);
+}
 
 /* Splits "PATH@NUMBER"; returns false after an error message. */
 static bool split_at(const char *opt, const char *arg, char *path, size_t size, uint64_t *num,
@@ -248,6 +329,10 @@ static int parse_args(struct decode *d, int argc, char **argv)
 	enum { DECODE = sizeof(decode_own_options) / sizeof(decode_own_options[0]) };
 	struct option stream[STREAM_NOPTS + DECODE], own[CLI_PROBE_NOPTS + STREAM_NOPTS + DECODE];
 	struct option opts[CLI_STREAM_NOPTS + CLI_PROBE_NOPTS + STREAM_NOPTS + DECODE];
+	enum { AN_MAX = 16 };
+	struct option an_own[DECODE + AN_MAX], an_opts[CLI_STREAM_NOPTS + DECODE + AN_MAX];
+	const struct cli_analysis *an = d->analysis ? d->an[0] : NULL;
+	char shortopts[32] = ":qh";
 	int c, ret;
 
 	if (d->live) {
@@ -256,8 +341,33 @@ static int parse_args(struct decode *d, int argc, char **argv)
 		cli_probe_options(stream, own);
 	}
 	cli_stream_options(d->live ? own : decode_own_options, opts);
+	if (an) {
+		/* decode's options but --format, then the command's own. */
+		size_t n = 0, k = 0;
+
+		while (an->options && an->options[n].name)
+			n++;
+		if (n > AN_MAX)
+			return CLI_EXIT_ERROR;
+		for (size_t i = 0; i + 1 < DECODE; i++)
+			if (strcmp(decode_own_options[i].name, "format"))
+				an_own[k++] = decode_own_options[i];
+		if (n)
+			memcpy(an_own + k, an->options, n * sizeof(an_own[0]));
+		memset(&an_own[k + n], 0, sizeof(an_own[0]));
+		cli_stream_options(an_own, an_opts);
+		snprintf(shortopts, sizeof(shortopts), ":qh%s", an->shortopts ? an->shortopts : "");
+	} else if (d->live) {
+		snprintf(shortopts, sizeof(shortopts), ":o:qh");
+	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, d->live ? ":o:qh" : ":qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, an ? an_opts : opts, NULL)) != -1) {
+		if (an && analysis_option(an, c)) {
+			ret = an->option(d->an_st[0], c, optarg);
+			if (ret)
+				return ret;
+			continue;
+		}
 		ret = cli_stream_option(&d->in, c, optarg);
 		if (!ret && d->live)
 			ret = cli_probe_option(&d->probe, c, optarg);
@@ -272,6 +382,18 @@ static int parse_args(struct decode *d, int argc, char **argv)
 		case OPT_SERVE:
 			d->serve_addr = optarg;
 			break;
+		case OPT_COVERAGE:
+		case OPT_PROFILE:
+		case OPT_CALLS:
+		case OPT_TIMELINE: {
+			static const struct cli_analysis *const by_opt[] = {
+				&cli_coverage, &cli_profile, &cli_calls, &cli_timeline,
+			};
+
+			if (!add_analysis(d, by_opt[c - OPT_COVERAGE], optarg))
+				return CLI_EXIT_ERROR;
+			break;
+		}
 		case OPT_SERVE_FORMAT: {
 			static const char *const names[] = { "decoded", "raw" };
 			int i = cli_choice(d->in.cmd, "--serve-format", optarg, names, 2);
@@ -331,7 +453,9 @@ static int parse_args(struct decode *d, int argc, char **argv)
 			d->quiet = true;
 			break;
 		case 'h':
-			if (d->live)
+			if (an)
+				analysis_usage(an, stdout);
+			else if (d->live)
 				stream_usage(stdout);
 			else
 				decode_usage(stdout);
@@ -368,6 +492,19 @@ static int parse_args(struct decode *d, int argc, char **argv)
 		if (optind != argc) {
 			fprintf(stderr, "spoor stream: unexpected argument '%s' (the probe is "
 				"--probe SOURCE)\n", argv[optind]);
+			return CLI_EXIT_ERROR;
+		}
+		if (d->nan && (d->serve_addr || d->format != OUT_PCS)) {
+			fprintf(stderr, "spoor stream: --%s analyses the trace instead of printing "
+				"it: --serve and --format do not go with it\n", d->an[0]->name);
+			return CLI_EXIT_ERROR;
+		}
+		return cli_stream_apply(&d->in);
+	}
+	if (an) {
+		if (optind >= argc) {
+			fprintf(stderr, "spoor %s: expected one or more capture FILEs (or - for "
+				"stdin); try 'spoor %s --help'\n", an->name, an->name);
 			return CLI_EXIT_ERROR;
 		}
 		return cli_stream_apply(&d->in);
@@ -410,11 +547,15 @@ static const char *const end_names[] = {
 	[SPOOR_BLK_OPEN] = "open",
 };
 
-/* One text line per instruction: address, symbol+offset, file:line, raw bits. */
+/* One text line per instruction: address, symbol+offset, file:line, raw bits
+ * (padded to 8 characters) and objdump's disassembly ("add\tsp,sp,-16"). */
 static void text_insn(struct decode *d, struct spoor_decoder *dec, uint64_t addr,
 		      const struct spoor_insn *in)
 {
+	const uint8_t bytes[4] = { (uint8_t)in->raw, (uint8_t)(in->raw >> 8),
+				   (uint8_t)(in->raw >> 16), (uint8_t)(in->raw >> 24) };
 	const char *sym, *file;
+	char text[256];
 	uint64_t off;
 	int line;
 
@@ -425,10 +566,17 @@ static void text_insn(struct decode *d, struct spoor_decoder *dec, uint64_t addr
 	if (!spoor_image_line(d->img, addr, &file, &line))
 		fprintf(d->fo, "  %s:%d", file, line);
 	if (in->len == 2)
-		fprintf(d->fo, "  %04" PRIx32 "     ", in->raw & 0xffff);
+		fprintf(d->fo, "  %04" PRIx32 "    ", in->raw & 0xffff);
 	else
 		fprintf(d->fo, "  %08" PRIx32, in->raw);
-	if (in->cls != SPOOR_INSN_SEQ)
+	/* The disassembler, made on the first line: the XLEN of the ELF files
+	 * (all added by now), 64 with raw images only. */
+	if (!d->dis)
+		d->dis = spoor_disasm_new(spoor_image_xlen(d->img) == 32 ? 32 : 64, d->img);
+	if (d->dis && (spoor_disasm_insn(d->dis, addr, bytes, in->len, text, sizeof(text)) > 0 ||
+		       text[0]))
+		fprintf(d->fo, "  %s", text);
+	else if (in->cls != SPOOR_INSN_SEQ)
 		fprintf(d->fo, "  %s", spoor_insn_class_name(in->cls));
 	fputc('\n', d->fo);
 	(void)dec;
@@ -503,6 +651,8 @@ static void print_event(struct decode *d, const struct spoor_dec_item *it)
 			fprintf(d->fo, ",\"context\":\"0x%" PRIx64 "\"", e->context);
 		if (e->kind == SPOOR_EV_START)
 			fprintf(d->fo, ",\"options\":%" PRIu32, e->options);
+		if (e->kind == SPOOR_EV_TIME)
+			fprintf(d->fo, ",\"time\":%" PRIu64, e->time);
 		fputs("}}\n", d->fo);
 		return;
 	}
@@ -526,6 +676,9 @@ static void print_event(struct decode *d, const struct spoor_dec_item *it)
 	case SPOOR_EV_CONTEXT:
 		fprintf(d->fo, " 0x%" PRIx64, e->context);
 		break;
+	case SPOOR_EV_TIME:
+		fprintf(d->fo, " %" PRIu64, e->time);
+		break;
 	case SPOOR_EV_GAP:
 		fprintf(d->fo, ": %s at 0x%" PRIx64 " (packet at offset %" PRIu64 "); resuming at the next sync",
 		       spoor_errstr(e->reason), e->address, it->offset);
@@ -546,6 +699,10 @@ static void on_blocks(void *ctx, uint32_t source, uint64_t offset, const struct 
 	struct spoor_decoder *dec = spoor_trace_decoder(d->trace, source);
 	struct spoor_dec_item it = { .kind = SPOOR_DEC_BLOCK, .source = source, .offset = offset };
 
+	if (d->sink) {
+		spoor_sink_blocks(d->sink, source, b, n);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (d->format == OUT_JSON) {
 			it.block = b[i];
@@ -558,7 +715,12 @@ static void on_blocks(void *ctx, uint32_t source, uint64_t offset, const struct 
 
 static void on_event(void *ctx, const struct spoor_dec_item *it)
 {
-	print_event(ctx, it);
+	struct decode *d = ctx;
+
+	/* (With a sink the format is pcs: only gaps are told, on stderr.) */
+	if (d->sink)
+		spoor_sink_event(d->sink, it);
+	print_event(d, it);
 }
 
 static void on_bad_packet(void *ctx, uint32_t source, uint64_t offset, int err)
@@ -614,10 +776,15 @@ static int on_chunk(void *ctx, const uint8_t *buf, size_t len)
 		fprintf(stderr, "spoor decode: %s\n", spoor_errstr(ret));
 		return CLI_EXIT_ERROR;
 	}
-	/* Stop at the first failed write (a full disk): do not decode on for nothing. */
+	/*
+	 * Stop at the first failed write (a full disk), ours or an analysis
+	 * sink's: do not decode on for nothing (the sink's finish() says what).
+	 */
+	if (d->sink && spoor_sink_error(d->sink))
+		return CLI_EXIT_ERROR;
 	if (!ferror(d->fo))
 		return 0;
-	return cli_output_check("decode", d->fo, d->out_errno ? d->out_errno : errno);
+	return cli_output_check(d->in.cmd, d->fo, d->out_errno ? d->out_errno : errno);
 }
 
 /* A progress bar on stderr for large inputs when stderr is a terminal. */
@@ -687,35 +854,51 @@ static int make_trace(struct decode *d)
 	return 0;
 }
 
+/* Adds what the pipeline's input amounted to into the totals. */
+static void add_totals(struct decode *d)
+{
+	struct spoor_trace_stats st;
+
+	if (spoor_trace_stats(d->trace, &st, sizeof(st)))
+		return;
+	d->tot.instructions += st.decoder.instructions;
+	d->tot.gaps += st.decoder.gaps;
+	d->tot.sync_losses += st.deframe.sync_losses;
+	d->tot.bad_packets += st.bad_packets;
+	d->tot.truncated += st.deframe.truncated_bytes != 0;
+	d->tot.bytes += st.deframe.bytes;
+	d->tot.frames += st.deframe.frames;
+	d->tot.packets += st.packets;
+}
+
 /*
- * What a complete read of the trace amounted to: CLI_EXIT_CLEAN, or
- * CLI_EXIT_GAPS after one line on stderr counting the problems.
+ * What complete reads of the trace (every input) amounted to:
+ * CLI_EXIT_CLEAN, or CLI_EXIT_GAPS after one line on stderr counting the
+ * problems.
  */
 static int trace_verdict(struct decode *d)
 {
-	struct spoor_trace_stats st;
+	const struct totals *t = &d->tot;
+	const char *cmd = d->in.cmd;
 	uint64_t problems;
 
-	spoor_trace_stats(d->trace, &st, sizeof(st));
-	problems = st.decoder.gaps + st.deframe.sync_losses + st.bad_packets +
-		   (st.deframe.truncated_bytes != 0) + d->in.damaged;
-	if (!st.decoder.instructions) {
-		fprintf(stderr, "spoor decode: no instruction decoded from %" PRIu64 " bytes (%s)\n",
-			st.deframe.bytes, !st.deframe.bytes ? "empty input" :
-			!st.deframe.frames ? "no packet found: wrong encapsulation, or no sync" :
-			!st.packets ? "no te_inst packet decoded: wrong parameters?" :
+	problems = t->gaps + t->sync_losses + t->bad_packets + t->truncated + d->in.damaged;
+	if (!t->instructions) {
+		fprintf(stderr, "spoor %s: no instruction decoded from %" PRIu64 " bytes (%s)\n",
+			cmd, t->bytes, !t->bytes ? "empty input" :
+			!t->frames ? "no packet found: wrong encapsulation, or no sync" :
+			!t->packets ? "no te_inst packet decoded: wrong parameters?" :
 			"no synchronisation packet, or none that fits the program");
 		return CLI_EXIT_GAPS;
 	}
 	if (!problems)
 		return CLI_EXIT_CLEAN;
-	fprintf(stderr, "spoor decode: completed with %" PRIu64 " problem%s: %" PRIu64 " gap%s "
+	fprintf(stderr, "spoor %s: completed with %" PRIu64 " problem%s: %" PRIu64 " gap%s "
 		"(trace inconsistent with the program, or lost), %" PRIu64 " stream sync loss%s, %"
-		PRIu64 " bad packet%s%s", problems, problems == 1 ? "" : "s", st.decoder.gaps,
-		st.decoder.gaps == 1 ? "" : "s", st.deframe.sync_losses,
-		st.deframe.sync_losses == 1 ? "" : "es", st.bad_packets,
-		st.bad_packets == 1 ? "" : "s",
-		st.deframe.truncated_bytes ? ", the stream ends inside a packet" : "");
+		PRIu64 " bad packet%s%s", cmd, problems, problems == 1 ? "" : "s", t->gaps,
+		t->gaps == 1 ? "" : "s", t->sync_losses, t->sync_losses == 1 ? "" : "es",
+		t->bad_packets, t->bad_packets == 1 ? "" : "s",
+		t->truncated ? ", the stream ends inside a packet" : "");
 	cli_stream_losses(&d->in, stderr);
 	fputc('\n', stderr);
 	return CLI_EXIT_GAPS;
@@ -756,11 +939,115 @@ static ssize_t serve_cookie_write(void *cookie, const char *buf, size_t len)
 	return (ssize_t)len;
 }
 
+/* A monotonic clock in milliseconds, for the live view's refresh. */
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The live view: what every analysis has so far (the open blocks handed out first). */
+static void analyses_view(struct decode *d)
+{
+	spoor_trace_flush(d->trace);
+	if (isatty(STDOUT_FILENO))
+		fputs("\033[H\033[2J", stdout);
+	else
+		fputs("----\n", stdout);
+	for (size_t i = 0; i < d->nan; i++)
+		if (d->an[i]->refresh)
+			d->an[i]->refresh(d->an_st[i], stdout);
+	fflush(stdout);
+}
+
+/* Makes the analyses' sinks once the options are parsed; returns 0 or an exit status. */
+static int analyses_start(struct decode *d)
+{
+	for (size_t i = 0; i < d->nan; i++) {
+		if (!d->an[i]->start) {
+			fprintf(stderr, "spoor %s: not available in this build\n", d->an[i]->name);
+			return CLI_EXIT_ERROR;
+		}
+		d->sinks[i] = d->an[i]->start(d->an_st[i], d->img);
+		if (!d->sinks[i])
+			return CLI_EXIT_ERROR;
+	}
+	d->sink = d->nan == 1 ? d->sinks[0] : spoor_sink_tee_new(d->sinks, d->nan);
+	if (!d->sink) {
+		fprintf(stderr, "spoor %s: out of memory\n", d->in.cmd);
+		return CLI_EXIT_ERROR;
+	}
+	d->format = OUT_PCS;	/* only gaps are told, on stderr */
+	return 0;
+}
+
+/* Writes every analysis's results; returns 0 or the first exit status. */
+static int analyses_finish(struct decode *d)
+{
+	int status = 0, ret;
+
+	/* Each one reports its own failure (a failed write names its file). */
+	for (size_t i = 0; i < d->nan; i++) {
+		ret = d->an[i]->finish(d->an_st[i]);
+		if (ret && !status)
+			status = ret;
+	}
+	return status;
+}
+
+/* Frees the analyses and their sinks. */
+static void analyses_free(struct decode *d)
+{
+	if (d->nan > 1)
+		spoor_sink_free(d->sink);
+	for (size_t i = 0; i < d->nan; i++)
+		d->an[i]->free(d->an_st[i]);
+}
+
+/* Reads an analysis command's inputs in turn into its sink; returns 0 or an exit status. */
+static int analysis_read(struct decode *d, int argc, char **argv)
+{
+	static const struct cli_read_ops read_ops = {
+		.chunk = on_chunk, .gap = on_gap, .progress = on_progress,
+	};
+	struct spoor_deframe_config dcfg = d->in.dcfg;
+	int status = 0, ret;
+
+	for (int i = optind; i < argc && !status; i++) {
+		if (i > optind)
+			spoor_sink_restart(d->sink);	/* an unrelated trace follows */
+		d->in.dcfg = dcfg;
+		status = cli_stream_open_input(&d->in, argv[i]);
+		if (!status)
+			status = make_trace(d);
+		if (!status)
+			status = cli_stream_read(&d->in, &read_ops, d);
+		cli_stream_close(&d->in);
+		if (!d->trace)
+			break;
+		/* End of this trace: a frame cut off, every source's last block. */
+		ret = spoor_trace_finish(d->trace);
+		if (ret && !status) {
+			fprintf(stderr, "spoor %s: %s\n", d->in.cmd, spoor_errstr(ret));
+			status = CLI_EXIT_ERROR;
+		}
+		if (d->stats)
+			print_stats(d);
+		add_totals(d);
+		spoor_trace_free(d->trace);
+		d->trace = NULL;
+	}
+	return status;
+}
+
 /* Reads the probe until the end; returns 0 or an exit status. */
 static int stream_run(struct decode *d)
 {
 	static const struct spoor_source_ops ops = { .data = live_data, .loss = live_loss };
 	char text[4200] = "";
+	uint64_t next_view;
 	int status, ret;
 
 	if (d->serve_addr) {
@@ -780,8 +1067,13 @@ static int stream_run(struct decode *d)
 	if (d->in.board_path)
 		snprintf(text, sizeof(text), "board=%s\n", d->in.board_path);
 	status = cli_probe_start(&d->probe, &d->in.dcfg.encap, d->capture_out, text);
+	next_view = now_ms() + 1000;
 	while (!status) {
 		ret = cli_probe_poll(&d->probe, d->serve ? 10 : 50, &ops, d);
+		if (d->nan && now_ms() >= next_view) {
+			analyses_view(d);
+			next_view = now_ms() + 1000;
+		}
 		if (d->live_err) {
 			fprintf(stderr, "spoor stream: %s\n", spoor_errstr(d->live_err));
 			status = CLI_EXIT_ERROR;
@@ -814,6 +1106,20 @@ static int decode_main(struct decode *d, int argc, char **argv)
 	status = parse_args(d, argc, argv);
 	if (status)
 		return status;
+	if (d->nan) {
+		status = analyses_start(d);
+		if (status)
+			return status;
+	}
+	if (d->analysis) {
+		status = analysis_read(d, argc, argv);
+		/* (After a sink's failed write its finish() says what failed.) */
+		if (!status || spoor_sink_error(d->sink)) {
+			ret = analyses_finish(d);
+			status = status ? status : ret;
+		}
+		return status ? status : trace_verdict(d);
+	}
 	if (!(d->live && d->serve_format == SERVE_RAW)) {
 		status = make_trace(d);
 		if (status)
@@ -846,6 +1152,11 @@ static int decode_main(struct decode *d, int argc, char **argv)
 	}
 	if (!status && !d->serve)
 		status = cli_output_check(d->in.cmd, d->fo, d->out_errno);
+	if (d->nan && (!status || spoor_sink_error(d->sink))) {
+		ret = analyses_finish(d);
+		status = status ? status : ret;
+	}
+	add_totals(d);
 	if (!status)
 		status = trace_verdict(d);
 	if (!status && live_status)
@@ -854,8 +1165,10 @@ static int decode_main(struct decode *d, int argc, char **argv)
 }
 
 /* Runs decode (@live false) or stream. */
-static int decode_cmd(int argc, char **argv, bool live)
+/* Runs decode (@live false), stream, or analysis command @an. */
+static int decode_cmd(int argc, char **argv, bool live, const struct cli_analysis *an)
 {
+	const char *cmd = an ? an->name : live ? "stream" : "decode";
 	struct decode *d = calloc(1, sizeof(*d));
 	int status;
 
@@ -864,7 +1177,21 @@ static int decode_cmd(int argc, char **argv, bool live)
 	d->img = spoor_image_new();
 	if (!d->img)
 		goto nomem;
-	cli_stream_init(&d->in, live ? "stream" : "decode");
+	if (an) {
+		if (!an->new) {
+			fprintf(stderr, "spoor %s: not available in this build\n", cmd);
+			spoor_image_free(d->img);
+			free(d);
+			return CLI_EXIT_ERROR;
+		}
+		d->analysis = true;
+		d->an[0] = an;
+		d->an_st[0] = an->new();
+		if (!d->an_st[0])
+			goto nomem;
+		d->nan = 1;
+	}
+	cli_stream_init(&d->in, cmd);
 	cli_probe_init(&d->probe, "stream");
 	d->live = live;
 	d->compat = SPOOR_COMPAT_REFERENCE;
@@ -874,11 +1201,13 @@ static int decode_cmd(int argc, char **argv, bool live)
 		fclose(d->fo);
 	cli_serve_free(d->serve);
 	spoor_trace_free(d->trace);
+	analyses_free(d);
+	spoor_disasm_free(d->dis);
 	spoor_image_free(d->img);
 	free(d);
 	return status < 0 ? CLI_EXIT_CLEAN : status;
 nomem:
-	fprintf(stderr, "spoor %s: out of memory\n", live ? "stream" : "decode");
+	fprintf(stderr, "spoor %s: out of memory\n", cmd);
 	if (d)
 		spoor_image_free(d->img);
 	free(d);
@@ -887,10 +1216,35 @@ nomem:
 
 int cmd_decode(int argc, char **argv)
 {
-	return decode_cmd(argc, argv, false);
+	return decode_cmd(argc, argv, false, NULL);
 }
 
 int cmd_stream(int argc, char **argv)
 {
-	return decode_cmd(argc, argv, true);
+	return decode_cmd(argc, argv, true, NULL);
+}
+
+int cli_analysis_main(const struct cli_analysis *an, int argc, char **argv)
+{
+	return decode_cmd(argc, argv, false, an);
+}
+
+int cmd_coverage(int argc, char **argv)
+{
+	return cli_analysis_main(&cli_coverage, argc, argv);
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	return cli_analysis_main(&cli_profile, argc, argv);
+}
+
+int cmd_calls(int argc, char **argv)
+{
+	return cli_analysis_main(&cli_calls, argc, argv);
+}
+
+int cmd_timeline(int argc, char **argv)
+{
+	return cli_analysis_main(&cli_timeline, argc, argv);
 }

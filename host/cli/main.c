@@ -15,6 +15,12 @@ static const struct spoor_cmd commands[] = {
 	{ "capture", "record a probe's trace into a capture file", cmd_capture },
 	{ "stream", "decode a probe's trace live, or serve it to TCP clients", cmd_stream },
 	{ "flash", "update a probe's firmware (DFU)", cmd_flash },
+	{ "coverage", "instruction, line and branch coverage of a trace (lcov, summary)",
+	  cmd_coverage },
+	{ "profile", "flat and call-graph profiles (callgrind, folded stacks, top)", cmd_profile },
+	{ "calls", "the call tree: nested calls, traps and interrupts (text, JSON)", cmd_calls },
+	{ "timeline", "functions, traps and gaps over time (Chrome/Perfetto trace JSON)",
+	  cmd_timeline },
 };
 
 static void usage(FILE *out)

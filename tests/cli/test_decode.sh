@@ -30,7 +30,8 @@ gzip -dc "$V/itype3_basic/br_j_asm.decoder.trace.gz" | cmp -s - "$tmp/pcs" && ok
 run --format text "$raw" >"$tmp/text"
 n=$(grep -c '^[0-9a-f]\{16\}  ' "$tmp/text")
 [ "$n" -eq "$(wc -l <"$tmp/pcs")" ] && ok || fail "text: $n instruction lines"
-grep -q '^0000000080000048  _start+0x8  8282       jalr$' "$tmp/text" && ok || fail "text: symbol/raw/class"
+grep -q "^0000000080000048  _start+0x8  8282      jr$(printf '\t')t0\$" "$tmp/text" && ok ||
+	fail "text: symbol/raw/disassembly"
 grep -q '^-- trap exception 2 epc 0x80000222 tval 0x0 (source 0)$' "$tmp/text" && ok || fail "text: trap"
 grep -q '^-- sync at 0x1000 (source 0)$' "$tmp/text" && ok || fail "text: sync"
 # json: blocks that add up to the instructions, and events.

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * spoor calls: the call tree of a trace (calls.h) as indented text or
+ * JSON, to a depth; the inputs and the reading are spoor decode's
+ * (cli_analysis.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_analysis.h"
+#include "spoor/calls.h"
+#include "spoor/error.h"
+#include "spoor/funcs.h"
+
+enum calls_format { FMT_TEXT, FMT_JSON };
+
+enum {
+	OPT_FORMAT = CLI_OPT_ANALYSIS,
+	OPT_DEPTH,
+	OPT_STACK_DEPTH,
+};
+
+struct calls_cmd {
+	int format;		/* enum calls_format */
+	const char *out_path;	/* -o, or NULL: stdout */
+	unsigned long depth;	/* --depth: levels written (0: all) */
+	unsigned long stack_depth;	/* --stack-depth: deepest call stack followed */
+	FILE *out;
+	struct spoor_funcs *funcs;
+	struct spoor_sink *sink;
+};
+
+static const struct option calls_options[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "depth", required_argument, NULL, OPT_DEPTH },
+	{ "stack-depth", required_argument, NULL, OPT_STACK_DEPTH },
+	{ "output", required_argument, NULL, 'o' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns a calls command's state with the defaults, or NULL. */
+static void *calls_new(void)
+{
+	return calloc(1, sizeof(struct calls_cmd));
+}
+
+/* Returns 0 after taking option @c, or an exit status after a message. */
+static int calls_option(void *st, int c, const char *arg)
+{
+	static const char *const formats[] = { "text", "json" };
+	struct calls_cmd *p = st;
+	int i;
+
+	switch (c) {
+	case OPT_FORMAT:
+		i = cli_choice("calls", "--format", arg, formats, 2);
+		if (i < 0)
+			return CLI_EXIT_ERROR;
+		p->format = i;
+		return 0;
+	case OPT_DEPTH:
+		return cli_parse_uint("calls", "--depth", arg, 0, 1000000, &p->depth) ?
+		       0 : CLI_EXIT_ERROR;
+	case OPT_STACK_DEPTH:
+		return cli_parse_uint("calls", "--stack-depth", arg, 1, 1000000,
+				      &p->stack_depth) ? 0 : CLI_EXIT_ERROR;
+	case 'o':
+		if (!*arg) {
+			fprintf(stderr, "spoor calls: -o: an empty file name\n");
+			return CLI_EXIT_ERROR;
+		}
+		p->out_path = arg;
+		return 0;
+	default:
+		fprintf(stderr, "spoor calls: unknown option\n");
+		return CLI_EXIT_ERROR;
+	}
+}
+
+/* Returns the call tree's sink, or NULL after a message. */
+static struct spoor_sink *calls_start(void *st, struct spoor_image *img)
+{
+	struct calls_cmd *p = st;
+
+	if (p->out_path) {
+		/* Made now, so a bad path fails before the trace is read. */
+		p->out = fopen(p->out_path, "w");
+		if (!p->out) {
+			fprintf(stderr, "spoor calls: writing %s: %s\n", p->out_path,
+				strerror(errno));
+			return NULL;
+		}
+	}
+	p->funcs = spoor_funcs_new(img);
+	p->sink = p->funcs ? spoor_calls_new(p->funcs, (unsigned)p->stack_depth) : NULL;
+	if (!p->sink)
+		fprintf(stderr, "spoor calls: out of memory\n");
+	return p->sink;
+}
+
+/* The tree so far, two levels deep. */
+static void calls_refresh(void *st, FILE *out)
+{
+	struct calls_cmd *p = st;
+
+	if (p->sink)
+		spoor_calls_write_text(p->sink, out, 2);
+}
+
+/* Returns 0 after writing the tree, or CLI_EXIT_ERROR after a message. */
+static int calls_finish(void *st)
+{
+	struct calls_cmd *p = st;
+	FILE *out = p->out ? p->out : stdout;
+	const char *name = p->out_path ? p->out_path : "standard output";
+	int ret;
+
+	if (!p->sink)
+		return CLI_EXIT_ERROR;
+	errno = 0;
+	if (p->format == FMT_JSON)
+		ret = spoor_calls_write_json(p->sink, out, (unsigned)p->depth);
+	else
+		ret = spoor_calls_write_text(p->sink, out, (unsigned)p->depth);
+	if (!ret && p->out) {
+		p->out = NULL;
+		if (fclose(out))
+			ret = SPOOR_E_IO;
+	}
+	if (ret == SPOOR_E_IO) {
+		fprintf(stderr, "spoor calls: writing %s: %s\n", name,
+			strerror(errno ? errno : EIO));
+		return CLI_EXIT_ERROR;
+	}
+	if (ret) {
+		fprintf(stderr, "spoor calls: %s\n", spoor_errstr(ret));
+		return CLI_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* Frees the state and its sink. */
+static void calls_free(void *st)
+{
+	struct calls_cmd *p = st;
+
+	if (!p)
+		return;
+	if (p->out)
+		fclose(p->out);
+	spoor_sink_free(p->sink);
+	spoor_funcs_free(p->funcs);
+	free(p);
+}
+
+const struct cli_analysis cli_calls = {
+	.name = "calls",
+	.summary = "The call tree: nested calls and returns with counts and instructions,\n"
+		   "traps and interrupts marked, as text or JSON.",
+	.usage = "  --format F           text (default) or json\n"
+		 "  --depth N            write N levels of calls (default 0: all); deeper\n"
+		 "                       ones are summed up at the limit\n"
+		 "  --stack-depth N      follow call stacks up to N frames deep (default 4096)\n"
+		 "  -o, --output FILE    write to FILE (default: standard output)\n",
+	.options = calls_options,
+	.shortopts = "o:",
+	.new = calls_new,
+	.option = calls_option,
+	.start = calls_start,
+	.refresh = calls_refresh,
+	.finish = calls_finish,
+	.free = calls_free,
+};
