@@ -14,7 +14,7 @@
 #include "spoor/error.h"
 #include "spoor/funcs.h"
 
-enum calls_format { FMT_TEXT, FMT_JSON };
+enum calls_format { FMT_TEXT, FMT_JSON, FMT_AUTO };
 
 enum {
 	OPT_FORMAT = CLI_OPT_ANALYSIS,
@@ -23,7 +23,7 @@ enum {
 };
 
 struct calls_cmd {
-	int format;		/* enum calls_format */
+	int format;		/* enum calls_format (AUTO: json for -o *.json, else text) */
 	const char *out_path;	/* -o, or NULL: stdout */
 	unsigned long depth;	/* --depth: levels written (0: all) */
 	unsigned long stack_depth;	/* --stack-depth: deepest call stack followed */
@@ -43,7 +43,11 @@ static const struct option calls_options[] = {
 /* Returns a calls command's state with the defaults, or NULL. */
 static void *calls_new(void)
 {
-	return calloc(1, sizeof(struct calls_cmd));
+	struct calls_cmd *p = calloc(1, sizeof(*p));
+
+	if (p)
+		p->format = FMT_AUTO;
+	return p;
 }
 
 /* Returns 0 after taking option @c, or an exit status after a message. */
@@ -117,8 +121,12 @@ static int calls_finish(void *st)
 	const char *name = p->out_path ? p->out_path : "standard output";
 	int ret;
 
+	size_t n = p->out_path ? strlen(p->out_path) : 0;
+
 	if (!p->sink)
 		return CLI_EXIT_ERROR;
+	if (p->format == FMT_AUTO)
+		p->format = n > 5 && !strcmp(p->out_path + n - 5, ".json") ? FMT_JSON : FMT_TEXT;
 	errno = 0;
 	if (p->format == FMT_JSON)
 		ret = spoor_calls_write_json(p->sink, out, (unsigned)p->depth);
@@ -159,7 +167,7 @@ const struct cli_analysis cli_calls = {
 	.name = "calls",
 	.summary = "The call tree: nested calls and returns with counts and instructions,\n"
 		   "traps and interrupts marked, as text or JSON.",
-	.usage = "  --format F           text (default) or json\n"
+	.usage = "  --format F           text or json (default: json for -o FILE.json, else text)\n"
 		 "  --depth N            write N levels of calls (default 0: all); deeper\n"
 		 "                       ones are summed up at the limit\n"
 		 "  --stack-depth N      follow call stacks up to N frames deep (default 4096)\n"

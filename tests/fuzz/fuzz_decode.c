@@ -11,13 +11,24 @@
  *     exceptions RV32) under boards/virt-rv*.ini's parameters less the
  *     branch predictor (see board()).
  * Beyond the sanitizers it checks that every block lies in the program and
- * that decoding always finishes.
+ * that decoding always finishes.  The blocks and events also go to the
+ * analysis sinks (coverage, call tree and profile, timeline), whose outputs
+ * are written (to /dev/null) at the end: whatever a stream decodes to, they
+ * neither crash nor fail.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
+#include "spoor/calls.h"
+#include "spoor/coverage.h"
 #include "spoor/decoder.h"
 #include "spoor/error.h"
+#include "spoor/funcs.h"
+#include "spoor/profile.h"
+#include "spoor/sink.h"
+#include "spoor/timeline.h"
 #include "spoor/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -96,6 +107,47 @@ static void board(struct spoor_trace_config *cfg, uint8_t sel, uint8_t mode)
 
 static struct spoor_trace *trace;
 
+/* The analyses of the blocks and events (their sinks, a tee of them). */
+struct analyses {
+	struct spoor_funcs *funcs;
+	struct spoor_sink *sink[3], *tee;
+};
+
+/* Makes the analysis sinks over @img, timeline output to @null. */
+static void analyses_new(struct analyses *a, struct spoor_image *img, FILE *null)
+{
+	struct spoor_timeline_config tc;
+
+	spoor_timeline_config_init(&tc);
+	a->funcs = spoor_funcs_new(img);
+	REQUIRE(a->funcs);
+	a->sink[0] = spoor_coverage_new(a->funcs);
+	a->sink[1] = spoor_calls_new(a->funcs, 64);
+	a->sink[2] = spoor_timeline_new(a->funcs, null, &tc);
+	a->tee = spoor_sink_tee_new(a->sink, 3);
+	REQUIRE(a->sink[0] && a->sink[1] && a->sink[2] && a->tee);
+}
+
+/* Writes every analysis out (to @null): none fails; then frees them. */
+static void analyses_end(struct analyses *a, FILE *null)
+{
+	REQUIRE(!spoor_sink_error(a->tee));
+	REQUIRE(!spoor_coverage_write_lcov(a->sink[0], null, "fuzz"));
+	REQUIRE(!spoor_coverage_write_summary(a->sink[0], null));
+	REQUIRE(!spoor_calls_write_json(a->sink[1], null, 0));
+	REQUIRE(!spoor_calls_write_text(a->sink[1], null, 3));
+	REQUIRE(!spoor_profile_write_callgrind(a->sink[1], null, "fuzz"));
+	REQUIRE(!spoor_profile_write_folded(a->sink[1], null));
+	REQUIRE(!spoor_profile_write_top(a->sink[1], null, 5));
+	REQUIRE(!spoor_timeline_finish(a->sink[2]));
+	spoor_sink_free(a->tee);
+	for (int i = 0; i < 3; i++)
+		spoor_sink_free(a->sink[i]);
+	spoor_funcs_free(a->funcs);
+}
+
+static struct analyses an;
+
 /* Every block lies in the program. */
 static void on_blocks(void *ctx, uint32_t source, uint64_t offset, const struct spoor_block *b,
 		      size_t n)
@@ -106,6 +158,7 @@ static void on_blocks(void *ctx, uint32_t source, uint64_t offset, const struct 
 	(void)ctx;
 	(void)offset;
 	REQUIRE(dec);
+	spoor_sink_blocks(an.tee, source, b, n);
 	for (size_t i = 0; i < n; i++) {
 		REQUIRE(b[i].ninsn > 0);
 		REQUIRE(!spoor_decoder_insn(dec, b[i].start, &in));
@@ -113,9 +166,17 @@ static void on_blocks(void *ctx, uint32_t source, uint64_t offset, const struct 
 	}
 }
 
+/* Events to the analyses. */
+static void on_event(void *ctx, const struct spoor_dec_item *it)
+{
+	(void)ctx;
+	spoor_sink_event(an.tee, it);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct spoor_trace_ops ops = { .blocks = on_blocks };
+	static const struct spoor_trace_ops ops = { .blocks = on_blocks, .event = on_event };
+	static FILE *null;
 	struct spoor_trace_config cfg;
 	size_t half;
 
@@ -126,6 +187,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		board(&cfg, data[0], data[1]);
 	else
 		reference(&cfg, data[0]);
+	if (!null)
+		null = fopen("/dev/null", "w");
+	REQUIRE(null);
+	analyses_new(&an, cfg.image, null);
 	trace = spoor_trace_new(&cfg, &ops, NULL);
 	REQUIRE(trace);
 	data += 2;
@@ -137,5 +202,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	REQUIRE(!spoor_trace_finish(trace));
 	spoor_trace_free(trace);
 	trace = NULL;
+	analyses_end(&an, null);
 	return 0;
 }

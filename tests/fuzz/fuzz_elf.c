@@ -7,10 +7,14 @@
  * the sanitizers: what loads lies inside the address space of its class,
  * the bytes spoor_image_ptr() returns lie in a segment, instructions read
  * from the entry point on fit in theirs, and a rejected file gets a
- * printable message naming it.
+ * printable message naming it.  The listings' other lookups run too: the
+ * function declaration lines (DWARF subprograms), the disassembly
+ * (libopcodes) of what is read, and the functions analysis numbers.
  */
 #include "conf_fuzz.h"	/* first: it defines _GNU_SOURCE */
 
+#include "spoor/disasm.h"
+#include "spoor/funcs.h"
 #include "spoor/image.h"
 #include "spoor/insn.h"
 
@@ -31,7 +35,40 @@ static void probe(struct spoor_image *img, uint64_t addr)
 		REQUIRE(name && off <= addr);
 	if (!spoor_image_line(img, addr, &file, &line))
 		REQUIRE(file && line >= 0);
+	if (!spoor_image_func_line(img, addr, &file, &line))
+		REQUIRE(file && line > 0);
 	spoor_image_describe(img, addr, buf, sizeof(buf));
+}
+
+/* Disassembles the @len-byte instruction at @addr as decode's listing does. */
+static void disasm(struct spoor_image *img, uint64_t addr, unsigned len)
+{
+	static struct spoor_disasm *d[2];
+	unsigned x = spoor_image_xlen(img) == 32;
+	char buf[160];
+	int n;
+
+	if (!d[x])
+		d[x] = spoor_disasm_new(x ? 32 : 64, NULL);
+	REQUIRE(d[x]);
+	n = spoor_disasm_at(d[x], img, addr, buf, sizeof(buf));
+	REQUIRE(n == (int)len || n == SPOOR_E_BAD_INSN);
+	REQUIRE(memchr(buf, 0, sizeof(buf)));
+}
+
+/* The functions analysis numbers: each symbol's range holds what lookups give. */
+static void functions(struct spoor_image *img)
+{
+	struct spoor_funcs *f = spoor_funcs_new(img);
+
+	REQUIRE(f);
+	for (size_t i = 0; i < spoor_funcs_symbols(f) && i < 256; i++) {
+		const struct spoor_func *fn = spoor_funcs_get(f, (uint32_t)i);
+
+		REQUIRE(fn && fn->name && !fn->pseudo);
+		REQUIRE(spoor_funcs_find(f, fn->start) == i);
+	}
+	spoor_funcs_free(f);
 }
 
 /* Reads up to 64 instructions from @addr on, as reconstruction reads them. */
@@ -56,6 +93,7 @@ static void walk(struct spoor_image *img, uint64_t addr)
 			return;
 		REQUIRE((in.len == 2 || in.len == 4) && in.len <= avail);
 		probe(img, addr);
+		disasm(img, addr, in.len);
 		addr += in.len;
 	}
 }
@@ -103,6 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		probe(img, 0x80000000u);
 		walk(img, entry(data + 1, size - 1, offsets[data[0] & 3]));
+		functions(img);
 		/* The file again, where it is (an overlap) or 256 MiB on. */
 		if (data[0] & 4) {
 			int64_t again = offsets[data[0] & 3] + ((data[0] & 8) ? 0x10000000 : 0);
