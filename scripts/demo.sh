@@ -19,6 +19,7 @@ board=boards/virt-rv64.ini
 export TMPDIR="$PWD/build"	# umockdev's testbed
 
 echo "== spoor virt: $prog on the virtual board (RV64), tracing on, waiting for a probe"
+: >build/demo.virt	# (there before the board, for the loop below to read)
 "$spoor" virt --board "$board" --trace-on-start --wait-probe --exit "$prog" \
 	>build/demo.virt 2>&1 &
 virt=$!
@@ -59,6 +60,7 @@ cmp build/demo.live build/demo.txt && echo "   identical: $(wc -l <build/demo.tx
 
 echo
 echo "== spoor gdbserver + gdb-multiarch: the capture as GDB's execution history (no hardware)"
+: >build/demo.gdbserver	# (there before the server, for the loop below to read)
 "$spoor" gdbserver --replay build/demo.cap --elf "$prog" --board "$board" --unsynced \
 	--once --port 0 >build/demo.gdbserver 2>&1 &
 gs=$!
@@ -74,3 +76,13 @@ timeout 60 gdb-multiarch -nx -batch -ex "set osabi none" -ex "file $prog" \
 	-ex "record instruction-history" -ex "reverse-stepi 20" -ex "monitor trace status" \
 	-ex "detach" 2>&1
 wait "$gs"
+
+echo
+echo "== What ran: coverage, the hottest functions, the call tree (from the capture)"
+"$spoor" coverage --board "$board" --elf "$prog" --unsynced -o build/demo.info build/demo.cap
+"$spoor" coverage --board "$board" --elf "$prog" --unsynced build/demo.cap | grep '^coverage:'
+"$spoor" profile --board "$board" --elf "$prog" --unsynced --top 5 build/demo.cap
+"$spoor" calls --board "$board" --elf "$prog" --unsynced --depth 3 build/demo.cap | head -n 8
+"$spoor" timeline --board "$board" --elf "$prog" --unsynced -o build/demo.trace.json build/demo.cap
+echo "   lcov tracefile build/demo.info (genhtml --branch-coverage -o build/demo-html build/demo.info),"
+echo "   Perfetto/Chrome timeline build/demo.trace.json (ui.perfetto.dev)"
