@@ -5,7 +5,7 @@
  * recorded in memory (up to --max-items); then each sink is fed them
  * --repeat times (spoor_sink_restart() between two passes, as between two
  * captures of a merge) and timed alone, without the decoding: retired
- * instructions per second and the sink's peak memory growth.  Then the whole
+ * instructions per second and the memory the sink added (resident).  Then the whole
  * pipeline with each sink attached, from the capture's bytes, for the
  * end-to-end rate a user sees.
  *
@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "spoor/board.h"
 #include "spoor/calls.h"
@@ -119,6 +120,20 @@ static double peak_mib(void)
 	return (double)ru.ru_maxrss / 1024.0;
 }
 
+/* Resident set size now, in MiB (/proc/self/statm), 0 if unknown. */
+static double rss_mib(void)
+{
+	unsigned long size, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return (double)resident * (double)sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
 /*
  * Feeds @path's bytes through a pipeline with callbacks @ops/@ctx; returns
  * the instructions decoded, or -1.
@@ -196,22 +211,18 @@ static struct spoor_sink *sink_new(enum sink_kind kind, struct spoor_funcs *func
 	}
 }
 
-/* Finishes @s the way its command does at the end (output to @null). */
-static void sink_end(enum sink_kind kind, struct spoor_sink *s, FILE *null)
+/* Finishes @s the way its command does at the end (output to @null); returns 0 or an error. */
+static int sink_end(enum sink_kind kind, struct spoor_sink *s, FILE *null)
 {
 	switch (kind) {
 	case SINK_COVERAGE:
-		spoor_coverage_write_lcov(s, null, "bench");
-		break;
+		return spoor_coverage_write_lcov(s, null, "bench");
 	case SINK_PROFILE:
-		spoor_profile_write_callgrind(s, null, "bench");
-		break;
+		return spoor_profile_write_callgrind(s, null, "bench");
 	case SINK_CALLS:
-		spoor_calls_write_json(s, null, 0);
-		break;
+		return spoor_calls_write_json(s, null, 0);
 	default:
-		spoor_timeline_finish(s);
-		break;
+		return spoor_timeline_finish(s);
 	}
 }
 
@@ -275,6 +286,7 @@ int main(int argc, char **argv)
 	struct spoor_diag diag;
 	struct spoor_image *img;
 	unsigned repeat = 5;
+	char *end;
 	FILE *null;
 	double t;
 	int c;
@@ -288,10 +300,14 @@ int main(int argc, char **argv)
 			elf = optarg;
 			break;
 		case 'r':
-			repeat = (unsigned)strtoul(optarg, NULL, 0);
+			repeat = (unsigned)strtoul(optarg, &end, 0);
+			if (*end || repeat > 1000)
+				return usage(stderr, 2);
 			break;
 		case 'm':
-			rec.max = (size_t)strtoull(optarg, NULL, 0);
+			rec.max = (size_t)strtoull(optarg, &end, 0);
+			if (*end)
+				return usage(stderr, 2);
 			break;
 		case 'h':
 			return usage(stdout, 0);
@@ -321,12 +337,14 @@ int main(int argc, char **argv)
 	t = now() - t;
 	printf("recorded %zu items (%" PRIu64 " instructions%s) in %.2f s; peak RSS %.0f MiB\n",
 	       rec.n, rec.insns, rec.full ? ", the capture's first part" : "", t, peak_mib());
-	printf("%-26s %12s %10s %12s\n", "sink alone", "M insn/s", "ns/block", "peak RSS MiB");
+	printf("%-26s %12s %10s %12s\n", "sink alone", "M insn/s", "ns/block", "+RSS MiB");
 	for (int k = 0; k < NSINKS; k++) {
+		double before = rss_mib();
 		struct spoor_funcs *funcs = spoor_funcs_new(img);
 		struct spoor_sink *s = funcs ? sink_new((enum sink_kind)k, funcs, null) : NULL;
 		double secs;
 		size_t blocks = 0;
+		int err;
 
 		if (!s) {
 			fprintf(stderr, "bench_analysis: cannot make the %s sink\n", sink_names[k]);
@@ -335,10 +353,15 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < rec.n; i++)
 			blocks += rec.items[i].event == NONE;
 		secs = feed(s, &rec, repeat);
-		sink_end((enum sink_kind)k, s, null);
-		printf("%-26s %12.1f %10.2f %12.0f%s\n", sink_names[k],
+		err = sink_end((enum sink_kind)k, s, null);
+		if (!blocks || secs <= 0) {
+			fprintf(stderr, "bench_analysis: no blocks decoded\n");
+			return 1;
+		}
+		/* (What the sink keeps: the memory it added, with its output written.) */
+		printf("%-26s %12.1f %10.2f %12.1f%s\n", sink_names[k],
 		       (double)rec.insns * repeat / secs / 1e6, secs * 1e9 / ((double)blocks * repeat),
-		       peak_mib(), spoor_sink_error(s) ? "  (sink error)" : "");
+		       rss_mib() - before, spoor_sink_error(s) || err ? "  (sink error)" : "");
 		spoor_sink_free(s);
 		spoor_funcs_free(funcs);
 	}
@@ -347,11 +370,15 @@ int main(int argc, char **argv)
 	printf("%-26s %12s\n", "pipeline + sink", "M insn/s");
 	for (int k = -1; k < NSINKS; k++) {
 		struct spoor_funcs *funcs = spoor_funcs_new(img);
-		struct spoor_sink *s = k < 0 ? NULL : sink_new((enum sink_kind)k, funcs, null);
+		struct spoor_sink *s = k < 0 || !funcs ? NULL : sink_new((enum sink_kind)k, funcs, null);
 		struct spoor_trace_ops none = { 0 };
 		long long insns;
 		double secs;
 
+		if (!funcs || (k >= 0 && !s)) {
+			fprintf(stderr, "bench_analysis: out of memory\n");
+			return 1;
+		}
 		t = now();
 		insns = run_capture(argv[optind], &cfg, s ? spoor_sink_trace_ops() : &none, s);
 		if (insns < 0)

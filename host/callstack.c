@@ -182,6 +182,19 @@ static int push(struct spoor_callstack *cs, struct cs_source *s, struct spoor_cs
 	return 0;
 }
 
+/* Takes the pending trap event (if any) as the one the trap just taken is. */
+static void arm_trap(struct cs_source *s)
+{
+	s->armed = s->trap_pending;
+	if (!s->trap_pending)
+		return;
+	s->armed_interrupt = s->trap_interrupt;
+	s->armed_cause = s->trap_cause;
+	s->armed_has_epc = s->trap_has_epc;
+	s->armed_epc = s->trap_epc;
+	s->trap_pending = false;
+}
+
 /* The frame for the start of block @b (function @func), before its instructions. */
 static int enter_block(struct spoor_callstack *cs, struct cs_source *s,
 		       const struct spoor_block *b, uint32_t func)
@@ -192,14 +205,8 @@ static int enter_block(struct spoor_callstack *cs, struct cs_source *s,
 	bool after_trap = s->prev_end == SPOOR_BLK_TRAP || s->prev_end == SPOOR_BLK_ECALL;
 
 	if (after_trap || (s->trap_pending && s->trap_handler == b->start)) {
-		if (!after_trap) {	/* no block ended by it: nothing retired before */
-			s->armed = true;
-			s->armed_interrupt = s->trap_interrupt;
-			s->armed_cause = s->trap_cause;
-			s->armed_has_epc = s->trap_has_epc;
-			s->armed_epc = s->trap_epc;
-			s->trap_pending = false;
-		}
+		if (!after_trap)	/* no block ended by it: nothing retired before */
+			arm_trap(s);
 		fr.kind = s->armed && s->armed_interrupt ? SPOOR_CS_INTERRUPT : SPOOR_CS_TRAP;
 		fr.interrupt = s->armed && s->armed_interrupt;
 		fr.cause = s->armed ? s->armed_cause : 0;
@@ -346,16 +353,7 @@ static int end_block(struct spoor_callstack *cs, struct cs_source *s, const stru
 		return 0;
 	case SPOOR_BLK_TRAP:
 	case SPOOR_BLK_ECALL:
-		if (s->trap_pending) {
-			s->armed = true;
-			s->armed_interrupt = s->trap_interrupt;
-			s->armed_cause = s->trap_cause;
-			s->armed_has_epc = s->trap_has_epc;
-			s->armed_epc = s->trap_epc;
-			s->trap_pending = false;
-		} else {
-			s->armed = false;
-		}
+		arm_trap(s);
 		/* An xret, call or return retired, then a trap before its target did. */
 		if (bi->last_cls == SPOOR_INSN_XRET)
 			return do_xret(cs, s, 0);

@@ -16,6 +16,7 @@ struct sink_tee {
 	struct spoor_sink *sinks[];
 };
 
+/* Blocks to every member, in order. */
 static void tee_blocks(struct spoor_sink *s, uint32_t source, const struct spoor_block *b,
 		       size_t n)
 {
@@ -25,6 +26,7 @@ static void tee_blocks(struct spoor_sink *s, uint32_t source, const struct spoor
 		spoor_sink_blocks(t->sinks[i], source, b, n);
 }
 
+/* An event to every member, in order. */
 static void tee_event(struct spoor_sink *s, const struct spoor_dec_item *it)
 {
 	struct sink_tee *t = (struct sink_tee *)s;
@@ -33,6 +35,7 @@ static void tee_event(struct spoor_sink *s, const struct spoor_dec_item *it)
 		spoor_sink_event(t->sinks[i], it);
 }
 
+/* The restart to every member. */
 static void tee_restart(struct spoor_sink *s)
 {
 	struct sink_tee *t = (struct sink_tee *)s;
@@ -41,6 +44,7 @@ static void tee_restart(struct spoor_sink *s)
 		spoor_sink_restart(t->sinks[i]);
 }
 
+/* Frees the tee (not its members). */
 static void tee_free(struct spoor_sink *s)
 {
 	free(s);

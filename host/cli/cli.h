@@ -64,4 +64,30 @@ int cli_choice(const char *cmd, const char *opt, const char *arg, const char *co
  */
 int cli_output_check(const char *cmd, FILE *out, int err);
 
+/* An output file written whole or not at all (cli_output.c). */
+struct cli_output {
+	const char *cmd;	/* the command, for messages */
+	const char *path;	/* the file, or NULL: standard output */
+	char *tmp;		/* the temporary file beside it, while writing */
+	FILE *f;		/* where to write */
+};
+
+/*
+ * Opens @path (NULL or "-": standard output) for command @cmd: a regular
+ * file (or a new one) is written as a temporary file beside it, renamed
+ * over it by cli_output_close(); a device or FIFO is written directly.
+ * Returns 0 (write to o->f), or CLI_EXIT_ERROR after "spoor CMD: cannot
+ * write 'PATH': REASON" (a directory, no permission, an empty name).
+ */
+int cli_output_open(struct cli_output *o, const char *cmd, const char *path);
+
+/*
+ * Finishes @o: flushes and closes it and, when @ok and every write went
+ * through, puts the file in place; otherwise the temporary file is removed
+ * and what was at @path stays as it was.  Returns 0, or CLI_EXIT_ERROR
+ * (after "spoor CMD: writing PATH: REASON" for a failed write; silently
+ * when !@ok, the failure told already).
+ */
+int cli_output_close(struct cli_output *o, bool ok);
+
 #endif

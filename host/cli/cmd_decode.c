@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,8 +188,15 @@ static bool add_analysis(struct decode *d, const struct cli_analysis *an, const 
 			return false;
 		}
 	}
-	if (d->nan == MAX_ANALYSES || !an->new)
+	if (!*path || !strcmp(path, "-")) {
+		fprintf(stderr, "spoor stream: --%s needs a FILE (standard output shows the live "
+			"view)\n", an->name);
 		return false;
+	}
+	if (d->nan == MAX_ANALYSES || !an->new) {
+		fprintf(stderr, "spoor stream: --%s: not available in this build\n", an->name);
+		return false;
+	}
 	d->an_st[d->nan] = an->new();
 	if (!d->an_st[d->nan]) {
 		fprintf(stderr, "spoor stream: out of memory\n");
@@ -208,9 +216,20 @@ static bool analysis_option(const struct cli_analysis *an, int c)
 	       strchr(an->shortopts, c);
 }
 
+/* Prints "spoor CMD: " and the message (printf-style) on stderr. */
+static void __attribute__((format(printf, 2, 3))) say(const struct decode *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "spoor %s: ", d->in.cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 /* Splits "PATH@NUMBER"; returns false after an error message. */
-static bool split_at(const char *opt, const char *arg, char *path, size_t size, uint64_t *num,
-		     bool need)
+static bool split_at(const struct decode *d, const char *opt, const char *arg, char *path,
+		     size_t size, uint64_t *num, bool need)
 {
 	const char *at = strrchr(arg, '@');
 	char *end;
@@ -218,7 +237,7 @@ static bool split_at(const char *opt, const char *arg, char *path, size_t size, 
 	*num = 0;
 	if (!at) {
 		if (need) {
-			fprintf(stderr, "spoor decode: %s: expected FILE@ADDRESS, got '%s'\n", opt,
+			say(d, "%s: expected FILE@ADDRESS, got '%s'\n", opt,
 				arg);
 			return false;
 		}
@@ -227,12 +246,12 @@ static bool split_at(const char *opt, const char *arg, char *path, size_t size, 
 		errno = 0;
 		*num = strtoull(at + 1, &end, 0);
 		if (errno || end == at + 1 || *end) {
-			fprintf(stderr, "spoor decode: %s: '%s' is not a number\n", opt, at + 1);
+			say(d, "%s: '%s' is not a number\n", opt, at + 1);
 			return false;
 		}
 	}
 	if ((size_t)(at - arg) >= size || at == arg) {
-		fprintf(stderr, "spoor decode: %s: bad file name '%s'\n", opt, arg);
+		say(d, "%s: bad file name '%s'\n", opt, arg);
 		return false;
 	}
 	memcpy(path, arg, (size_t)(at - arg));
@@ -247,10 +266,10 @@ static bool add_elf(struct decode *d, const char *arg)
 	char path[4096];
 	uint64_t off;
 
-	if (!split_at("--elf", arg, path, sizeof(path), &off, false))
+	if (!split_at(d, "--elf", arg, path, sizeof(path), &off, false))
 		return false;
 	if (spoor_image_add_elf(d->img, path, (int64_t)off, &diag)) {
-		fprintf(stderr, "spoor decode: %s\n", diag.msg);
+		say(d, "%s\n", diag.msg);
 		return false;
 	}
 	return true;
@@ -267,20 +286,20 @@ static int add_raw(struct decode *d, const char *arg)
 	ssize_t n = 0;
 	int fd, ret = CLI_EXIT_ERROR;
 
-	if (!split_at("--raw", arg, path, sizeof(path), &base, true))
+	if (!split_at(d, "--raw", arg, path, sizeof(path), &base, true))
 		return CLI_EXIT_ERROR;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "spoor decode: --raw: cannot open '%s': %s\n", path,
+		say(d, "--raw: cannot open '%s': %s\n", path,
 			strerror(errno));
 		return CLI_EXIT_ERROR;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "spoor decode: --raw: '%s' is not a regular file\n", path);
+		say(d, "--raw: '%s' is not a regular file\n", path);
 		goto out;
 	}
 	if (st.st_size == 0 || st.st_size > MAX_RAW) {
-		fprintf(stderr, "spoor decode: --raw: '%s' has %lld bytes (1 to %d allowed)\n",
+		say(d, "--raw: '%s' has %lld bytes (1 to %d allowed)\n",
 			path, (long long)st.st_size, MAX_RAW);
 		goto out;
 	}
@@ -288,18 +307,18 @@ static int add_raw(struct decode *d, const char *arg)
 	if (bytes)
 		n = pread(fd, bytes, (size_t)st.st_size, 0);
 	if (!bytes || n != st.st_size) {
-		fprintf(stderr, "spoor decode: --raw: reading '%s': %s\n", path,
+		say(d, "--raw: reading '%s': %s\n", path,
 			bytes ? n < 0 ? strerror(errno) : "short read" : "out of memory");
 		goto out;
 	}
 	if (base + (uint64_t)n < base || (base & 1)) {
-		fprintf(stderr, "spoor decode: --raw %s: the bytes must lie at an even address "
+		say(d, "--raw %s: the bytes must lie at an even address "
 			"inside the address space\n", arg);
 		goto out;
 	}
 	ret = spoor_image_add_raw(d->img, path, base, bytes, (size_t)n);
 	if (ret) {
-		fprintf(stderr, "spoor decode: --raw %s: %s\n", arg, spoor_errstr(ret));
+		say(d, "--raw %s: %s\n", arg, spoor_errstr(ret));
 		ret = CLI_EXIT_ERROR;
 	}
 out:
@@ -315,7 +334,7 @@ static bool parse_options(struct decode *d, const char *arg)
 	uint32_t bits;
 
 	if (spoor_board_parse_options(arg, &bits, &bad)) {
-		fprintf(stderr, "spoor decode: --options: unknown option '%.*s'\n",
+		say(d, "--options: unknown option '%.*s'\n",
 			(int)strcspn(bad, " \t,"), bad);
 		return false;
 	}
@@ -442,7 +461,7 @@ static int parse_args(struct decode *d, int argc, char **argv)
 			errno = 0;
 			v = strtoull(optarg, &end, 0);
 			if (errno || end == optarg || *end) {
-				fprintf(stderr, "spoor decode: %s: '%s' is not an address\n",
+				say(d, "%s: '%s' is not an address\n",
 					c == OPT_MTVEC ? "--mtvec" : "--stvec", optarg);
 				return CLI_EXIT_ERROR;
 			}
@@ -480,7 +499,7 @@ static int parse_args(struct decode *d, int argc, char **argv)
 
 		ret = spoor_image_add_spike_rom(d->img, xlen ? xlen : 64);
 		if (ret) {
-			fprintf(stderr, "spoor decode: --spike-rom: %s\n", spoor_errstr(ret));
+			say(d, "--spike-rom: %s\n", spoor_errstr(ret));
 			return CLI_EXIT_ERROR;
 		}
 	}
@@ -628,7 +647,7 @@ static void print_event(struct decode *d, const struct spoor_dec_item *it)
 
 	if (d->format == OUT_PCS) {
 		if (e->kind == SPOOR_EV_GAP && !d->quiet)
-			fprintf(stderr, "spoor decode: source %" PRIu32 ", packet at offset %" PRIu64
+			say(d, "source %" PRIu32 ", packet at offset %" PRIu64
 				": %s at 0x%" PRIx64 "; resuming at the next sync\n", it->source,
 				it->offset, spoor_errstr(e->reason), e->address);
 		return;
@@ -728,7 +747,7 @@ static void on_bad_packet(void *ctx, uint32_t source, uint64_t offset, int err)
 	struct decode *d = ctx;
 
 	if (!d->quiet)
-		fprintf(stderr, "spoor decode: source %" PRIu32 ", offset %" PRIu64
+		say(d, "source %" PRIu32 ", offset %" PRIu64
 			": bad te_inst packet: %s\n", source, offset, spoor_errstr(err));
 }
 
@@ -739,16 +758,16 @@ static void on_stream(void *ctx, const struct spoor_deframe_item *it)
 	if (d->quiet || it->kind == SPOOR_DF_SYNC)
 		return;
 	if (it->kind == SPOOR_DF_SYNC_LOST)
-		fprintf(stderr, "spoor decode: stream offset %" PRIu64 ": sync lost (%s)\n",
+		say(d, "stream offset %" PRIu64 ": sync lost (%s)\n",
 			it->offset, spoor_errstr(it->reason));
 	else if (it->kind == SPOOR_DF_TRUNCATED)
-		fprintf(stderr, "spoor decode: stream ends inside a packet at offset %" PRIu64
+		say(d, "stream ends inside a packet at offset %" PRIu64
 			" (%" PRIu64 " bytes)\n", it->offset, it->bytes);
 	else if (it->kind == SPOOR_DF_GAP && it->bytes == SPOOR_DEFRAME_LOST_UNKNOWN)
-		fprintf(stderr, "spoor decode: stream offset %" PRIu64 ": trace lost (the probe "
+		say(d, "stream offset %" PRIu64 ": trace lost (the probe "
 			"was away); decoding resumes at the next sync\n", it->offset);
 	else if (it->kind == SPOOR_DF_GAP)
-		fprintf(stderr, "spoor decode: stream offset %" PRIu64 ": %" PRIu64 " bytes lost "
+		say(d, "stream offset %" PRIu64 ": %" PRIu64 " bytes lost "
 			"(the probe's buffer overflowed); decoding resumes at the next sync\n",
 			it->offset, it->bytes);
 }
@@ -760,7 +779,7 @@ static int on_gap(void *ctx, uint64_t lost)
 	int ret = spoor_trace_gap(d->trace, lost);
 
 	if (ret) {
-		fprintf(stderr, "spoor decode: %s\n", spoor_errstr(ret));
+		say(d, "%s\n", spoor_errstr(ret));
 		return CLI_EXIT_ERROR;
 	}
 	return 0;
@@ -773,7 +792,7 @@ static int on_chunk(void *ctx, const uint8_t *buf, size_t len)
 	int ret = spoor_trace_feed(d->trace, buf, len);
 
 	if (ret) {
-		fprintf(stderr, "spoor decode: %s\n", spoor_errstr(ret));
+		say(d, "%s\n", spoor_errstr(ret));
 		return CLI_EXIT_ERROR;
 	}
 	/*
@@ -843,12 +862,12 @@ static int make_trace(struct decode *d)
 	memcpy(cfg.isa, d->in.isa, sizeof(cfg.isa));
 	ret = spoor_trace_config_check(&cfg, &diag);
 	if (ret) {
-		fprintf(stderr, "spoor decode: %s\n", diag.msg);
+		say(d, "%s\n", diag.msg);
 		return CLI_EXIT_ERROR;
 	}
 	d->trace = spoor_trace_new(&cfg, &ops, d);
 	if (!d->trace) {
-		fprintf(stderr, "spoor decode: cannot set up the decoder: out of memory\n");
+		say(d, "cannot set up the decoder: out of memory\n");
 		return CLI_EXIT_ERROR;
 	}
 	return 0;
@@ -1164,7 +1183,6 @@ static int decode_main(struct decode *d, int argc, char **argv)
 	return status;
 }
 
-/* Runs decode (@live false) or stream. */
 /* Runs decode (@live false), stream, or analysis command @an. */
 static int decode_cmd(int argc, char **argv, bool live, const struct cli_analysis *an)
 {

@@ -99,6 +99,7 @@ struct spoor_callstack;
 
 /* Returns a new set of call stacks (every source empty), or NULL. */
 struct spoor_callstack *spoor_callstack_new(const struct spoor_callstack_config *cfg);
+/* Frees @cs (NULL is fine) without calling the callbacks for open frames. */
 void spoor_callstack_free(struct spoor_callstack *cs);
 
 /* Follows @n blocks of @source.  Returns 0, SPOOR_E_INVAL or SPOOR_E_NOMEM. */

@@ -47,6 +47,7 @@ struct spoor_funcs;
  * NULL (no memory).  The code symbols are numbered 0.. in address order.
  */
 struct spoor_funcs *spoor_funcs_new(struct spoor_image *img);
+/* Frees @f (NULL is fine); the image stays. */
 void spoor_funcs_free(struct spoor_funcs *f);
 
 /* The number of functions known so far (symbols, then pseudo functions). */
