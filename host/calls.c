@@ -9,10 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_str.h"
 #include "spoor/calls.h"
 #include "spoor/error.h"
 
 #define HASH_MIN 1024
+#define INDENT_MAX 64		/* levels the text indents; deeper ones say "[N] " */
 
 struct cnode {
 	uint32_t parent, func, source, depth;
@@ -21,6 +23,7 @@ struct cnode {
 	bool interrupt, outermost;
 	uint64_t cause;
 	uint64_t count, self, self_time;
+	uint64_t dropped;	/* new paths below folded into it (the node cap) */
 };
 
 struct calls_src {
@@ -28,6 +31,7 @@ struct calls_src {
 	uint32_t root;		/* its root node */
 	uint32_t *path;		/* node of each frame of its stack */
 	unsigned cap;
+	unsigned fold;		/* frames from this depth up are folded (0: none) */
 };
 
 struct calls {
@@ -36,6 +40,8 @@ struct calls {
 	struct spoor_callstack *cs;
 	struct cnode *nodes;
 	size_t n, cap;
+	uint32_t max_nodes;		/* the node cap */
+	uint64_t dropped;		/* new paths folded into their caller at the cap */
 	uint32_t *hash;			/* node numbers, SPOOR_CALLS_NONE: free */
 	size_t hcap;			/* a power of 2 */
 	struct calls_src *src;
@@ -150,33 +156,45 @@ static uint32_t node_add(struct calls *c, uint32_t parent, uint32_t func, uint32
 }
 
 /*
- * The child of @parent for frame @fr, made on first sight.  Returns its
- * number, or SPOOR_CALLS_NONE (no memory).
+ * The child of @parent for frame @fr, made on first sight, into *@id.
+ * Returns 0, 1 when it is new and the tree is at its node cap (none
+ * made), or SPOOR_E_NOMEM.
  */
-static uint32_t child_get(struct calls *c, uint32_t parent, const struct spoor_cs_frame *fr)
+static int child_get(struct calls *c, uint32_t parent, const struct spoor_cs_frame *fr,
+		     uint32_t *id)
 {
 	bool trap = fr->kind == SPOOR_CS_TRAP || fr->kind == SPOOR_CS_INTERRUPT;
 	uint64_t cause = trap ? fr->cause : 0;
 	bool interrupt = trap && fr->interrupt;
-	uint32_t id;
+	uint32_t k;
 	size_t j;
 
-	if (2 * (c->n + 1) > c->hcap && hash_grow(c))
-		return SPOOR_CALLS_NONE;
 	j = key_slot(c, parent, fr->func, fr->kind, cause);
-	while ((id = c->hash[j]) != SPOOR_CALLS_NONE) {
-		if (key_match(&c->nodes[id], parent, fr->func, fr->kind, interrupt, cause))
-			return id;
+	while ((k = c->hash[j]) != SPOOR_CALLS_NONE) {
+		if (key_match(&c->nodes[k], parent, fr->func, fr->kind, interrupt, cause)) {
+			*id = k;
+			return 0;
+		}
 		j = (j + 1) & (c->hcap - 1);
 	}
-	id = node_add(c, parent, fr->func, c->nodes[parent].source);
-	if (id == SPOOR_CALLS_NONE)
-		return id;
-	c->nodes[id].kind = fr->kind;
-	c->nodes[id].interrupt = interrupt;
-	c->nodes[id].cause = cause;
-	c->hash[j] = id;
-	return id;
+	if (c->n >= c->max_nodes)
+		return 1;
+	if (2 * (c->n + 1) > c->hcap) {
+		if (hash_grow(c))
+			return SPOOR_E_NOMEM;
+		j = key_slot(c, parent, fr->func, fr->kind, cause);
+		while (c->hash[j] != SPOOR_CALLS_NONE)
+			j = (j + 1) & (c->hcap - 1);
+	}
+	k = node_add(c, parent, fr->func, c->nodes[parent].source);
+	if (k == SPOOR_CALLS_NONE)
+		return SPOOR_E_NOMEM;
+	c->nodes[k].kind = fr->kind;
+	c->nodes[k].interrupt = interrupt;
+	c->nodes[k].cause = cause;
+	c->hash[j] = k;
+	*id = k;
+	return 0;
 }
 
 /* The state of @source, made on first sight; NULL when out of memory. */
@@ -190,6 +208,7 @@ static struct calls_src *src_get(struct calls *c, uint32_t source)
 	for (size_t i = 0; i < c->nsrc; i++)
 		if (c->src[i].source == source)
 			return c->cur = &c->src[i];
+	/* (A root is made even at the node cap: sources are few, the harts.) */
 	root = node_add(c, SPOOR_CALLS_NONE, SPOOR_FUNC_NONE, source);
 	if (root == SPOOR_CALLS_NONE)
 		return NULL;
@@ -210,13 +229,18 @@ static void set_error(struct calls *c, int err)
 		c->sink.error = err;
 }
 
-/* Callstack: a frame was entered; finds its node. */
+/*
+ * Callstack: a frame was entered; finds its node.  A new path at the node
+ * cap (or without memory for it) is folded into its parent node, and so
+ * is every frame above it until the stack comes back below it.
+ */
 static void cb_enter(void *ctx, uint32_t source, const struct spoor_cs_frame *stack,
 		     unsigned depth)
 {
 	struct calls *c = ctx;
 	struct calls_src *s = src_get(c, source);
 	uint32_t parent, id;
+	int ret;
 
 	if (!s) {
 		set_error(c, SPOOR_E_NOMEM);
@@ -237,9 +261,19 @@ static void cb_enter(void *ctx, uint32_t source, const struct spoor_cs_frame *st
 		s->cap = cap;
 	}
 	parent = depth > 1 ? s->path[depth - 2] : s->root;
-	id = child_get(c, parent, &stack[depth - 1]);
-	if (id == SPOOR_CALLS_NONE) {
-		set_error(c, SPOOR_E_NOMEM);
+	if (s->fold && depth > s->fold) {
+		s->path[depth - 1] = parent;	/* above a folded frame: folded too */
+		return;
+	}
+	s->fold = 0;
+	ret = child_get(c, parent, &stack[depth - 1], &id);
+	if (ret) {
+		if (ret < 0)
+			set_error(c, ret);
+		c->nodes[parent].dropped++;
+		c->dropped++;
+		c->dirty = true;
+		s->fold = depth;
 		id = parent;	/* counted there: the path stays whole */
 	} else {
 		c->nodes[id].count++;
@@ -280,6 +314,7 @@ static void cb_time(void *ctx, uint32_t source, const struct spoor_cs_frame *sta
 	c->dirty = true;
 }
 
+/* Sink: @n blocks of @source through the call stacks into the tree. */
 static void calls_blocks(struct spoor_sink *sk, uint32_t source, const struct spoor_block *b,
 			 size_t n)
 {
@@ -295,6 +330,7 @@ static void calls_blocks(struct spoor_sink *sk, uint32_t source, const struct sp
 		set_error(c, ret);
 }
 
+/* Sink: an event (traps, gaps, time) through the call stacks. */
 static void calls_event(struct spoor_sink *sk, const struct spoor_dec_item *it)
 {
 	struct calls *c = (struct calls *)sk;
@@ -304,11 +340,13 @@ static void calls_event(struct spoor_sink *sk, const struct spoor_dec_item *it)
 		set_error(c, ret);
 }
 
+/* Sink: an unrelated trace follows; every stack ends, the tree stays. */
 static void calls_restart(struct spoor_sink *sk)
 {
 	spoor_callstack_reset(((struct calls *)sk)->cs);
 }
 
+/* Sink: frees the tree and its call stacks (not the functions). */
 static void calls_free(struct spoor_sink *sk)
 {
 	struct calls *c = (struct calls *)sk;
@@ -324,25 +362,34 @@ static void calls_free(struct spoor_sink *sk)
 	free(c);
 }
 
-struct spoor_sink *spoor_calls_new(struct spoor_funcs *funcs, unsigned max_depth)
+void spoor_calls_config_init(struct spoor_calls_config *cfg)
+{
+	if (cfg)
+		memset(cfg, 0, sizeof(*cfg));
+}
+
+struct spoor_sink *spoor_calls_new_config(const struct spoor_calls_config *cfg)
 {
 	static const struct spoor_callstack_ops ops = {
 		.enter = cb_enter, .insns = cb_insns, .time = cb_time,
 	};
-	struct spoor_callstack_config cfg = {
-		.funcs = funcs, .max_depth = max_depth, .ops = &ops,
-	};
+	struct spoor_callstack_config cc = { .ops = &ops };
 	struct calls *c;
 
-	if (!funcs)
+	if (!cfg || !cfg->funcs)
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->sink.ops = &calls_ops;
-	c->funcs = funcs;
-	cfg.ctx = c;
-	c->cs = spoor_callstack_new(&cfg);
+	c->funcs = cfg->funcs;
+	c->max_nodes = cfg->max_nodes ? cfg->max_nodes : SPOOR_CALLS_MAX_NODES;
+	if (c->max_nodes >= SPOOR_CALLS_NONE)
+		c->max_nodes = SPOOR_CALLS_NONE - 1;
+	cc.funcs = cfg->funcs;
+	cc.max_depth = cfg->max_depth;
+	cc.ctx = c;
+	c->cs = spoor_callstack_new(&cc);
 	if (!c->cs || hash_grow(c)) {
 		calls_free(&c->sink);
 		return NULL;
@@ -350,11 +397,29 @@ struct spoor_sink *spoor_calls_new(struct spoor_funcs *funcs, unsigned max_depth
 	return &c->sink;
 }
 
+struct spoor_sink *spoor_calls_new(struct spoor_funcs *funcs, unsigned max_depth)
+{
+	struct spoor_calls_config cfg;
+
+	spoor_calls_config_init(&cfg);
+	cfg.funcs = funcs;
+	cfg.max_depth = max_depth;
+	return spoor_calls_new_config(&cfg);
+}
+
 struct spoor_funcs *spoor_calls_funcs(const struct spoor_sink *s)
 {
 	const struct calls *c = to_calls(s);
 
 	return c ? c->funcs : NULL;
+}
+
+const char *spoor_calls_func_name(const struct spoor_sink *s, uint32_t func)
+{
+	const struct calls *c = to_calls(s);
+	const struct spoor_func *f = c ? spoor_funcs_get(c->funcs, func) : NULL;
+
+	return f && f->name ? f->name : "?";
 }
 
 size_t spoor_calls_count(const struct spoor_sink *s)
@@ -404,37 +469,46 @@ int spoor_calls_node(struct spoor_sink *s, uint32_t id, struct spoor_calls_node 
 	struct calls *c = to_calls(s);
 	struct spoor_calls_node nd;
 	const struct cnode *cn;
+	int ret;
 
-	if (!c || !out || id >= c->n || update(c))
+	if (!c || !out || id >= c->n)
 		return SPOOR_E_INVAL;
+	ret = update(c);
+	if (ret)
+		return ret;
 	cn = &c->nodes[id];
 	nd = (struct spoor_calls_node){
 		.parent = cn->parent, .func = cn->func, .source = cn->source,
 		.depth = cn->depth, .kind = cn->kind, .interrupt = cn->interrupt,
 		.outermost = cn->outermost, .cause = cn->cause, .count = cn->count,
 		.self = cn->self, .insns = c->incl[id], .self_time = cn->self_time,
-		.time = c->incl_time[id],
+		.time = c->incl_time[id], .dropped = cn->dropped,
 	};
 	memcpy(out, &nd, size < sizeof(nd) ? size : sizeof(nd));
 	return 0;
 }
 
-uint64_t spoor_calls_total(struct spoor_sink *s, uint64_t *time, bool *has_time)
+int spoor_calls_total(struct spoor_sink *s, struct spoor_calls_total *out, size_t size)
 {
 	struct calls *c = to_calls(s);
-	uint64_t insns = 0, t = 0;
+	struct spoor_calls_total t = { 0 };
+	int ret;
 
-	if (c && !update(c)) {
-		for (size_t i = 0; i < c->nsrc; i++) {
-			insns += c->incl[c->src[i].root];
-			t += c->incl_time[c->src[i].root];
-		}
+	if (!c || !out)
+		return SPOOR_E_INVAL;
+	ret = update(c);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < c->nsrc; i++) {
+		t.insns += c->incl[c->src[i].root];
+		t.time += c->incl_time[c->src[i].root];
 	}
-	if (time)
-		*time = t;
-	if (has_time)
-		*has_time = c && c->has_time;
-	return insns;
+	t.has_time = c->has_time;
+	t.dropped = c->dropped;
+	t.nodes = c->n;
+	t.max_nodes = c->max_nodes;
+	memcpy(out, &t, size < sizeof(t) ? size : sizeof(t));
+	return 0;
 }
 
 /* ---- writers ------------------------------------------------------------ */
@@ -443,23 +517,24 @@ struct writer {
 	struct calls *c;
 	FILE *out;
 	unsigned max_depth;
-	uint32_t *kids;		/* scratch: children of one node while sorting */
 };
 
-/* qsort order of node numbers: inclusive instructions down, then function up. */
-static struct calls *sort_ctx;
+/* A child while its siblings are sorted: the keys, and its number. */
+struct kid {
+	uint64_t insns;
+	uint32_t func, id;
+};
 
-/* Returns the order of two children (hottest first). */
+/* Returns the order of two children: inclusive instructions down, function up, number up. */
 static int kid_cmp(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct calls *c = sort_ctx;
+	const struct kid *x = a, *y = b;
 
-	if (c->incl[x] != c->incl[y])
-		return c->incl[x] > c->incl[y] ? -1 : 1;
-	if (c->nodes[x].func != c->nodes[y].func)
-		return c->nodes[x].func < c->nodes[y].func ? -1 : 1;
-	return x < y ? -1 : x > y;
+	if (x->insns != y->insns)
+		return x->insns > y->insns ? -1 : 1;
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /*
@@ -468,7 +543,7 @@ static int kid_cmp(const void *a, const void *b)
  */
 static int sort_children(struct calls *c)
 {
-	uint32_t *kids;
+	struct kid *kids;
 	int ret = update(c);
 
 	if (ret)
@@ -476,31 +551,38 @@ static int sort_children(struct calls *c)
 	kids = malloc((c->n ? c->n : 1) * sizeof(*kids));
 	if (!kids)
 		return SPOOR_E_NOMEM;
-	sort_ctx = c;
 	for (size_t i = 0; i < c->n; i++) {
 		size_t k = 0;
 
 		for (uint32_t ch = c->nodes[i].first_child; ch != SPOOR_CALLS_NONE;
 		     ch = c->nodes[ch].next_sibling)
-			kids[k++] = ch;
+			kids[k++] = (struct kid){ .insns = c->incl[ch], .func = c->nodes[ch].func,
+						  .id = ch };
 		if (k < 2)
 			continue;
 		qsort(kids, k, sizeof(*kids), kid_cmp);
-		c->nodes[i].first_child = kids[0];
+		c->nodes[i].first_child = kids[0].id;
 		for (size_t j = 0; j + 1 < k; j++)
-			c->nodes[kids[j]].next_sibling = kids[j + 1];
-		c->nodes[kids[k - 1]].next_sibling = SPOOR_CALLS_NONE;
+			c->nodes[kids[j].id].next_sibling = kids[j + 1].id;
+		c->nodes[kids[k - 1].id].next_sibling = SPOOR_CALLS_NONE;
 	}
 	free(kids);
 	return 0;
 }
 
-/* The name of function @func (never NULL). */
-static const char *func_name(const struct calls *c, uint32_t func)
+/*
+ * Returns the node after @id in depth-first order among those below @top
+ * (@id's own children skipped unless @descend), or SPOOR_CALLS_NONE at the
+ * end: the writers' walk, with no recursion and no stack.
+ */
+static uint32_t walk_next(const struct calls *c, uint32_t id, uint32_t top, bool descend)
 {
-	const struct spoor_func *f = spoor_funcs_get(c->funcs, func);
-
-	return f && f->name ? f->name : "?";
+	if (descend && c->nodes[id].first_child != SPOOR_CALLS_NONE)
+		return c->nodes[id].first_child;
+	for (; id != top; id = c->nodes[id].parent)
+		if (c->nodes[id].next_sibling != SPOOR_CALLS_NONE)
+			return c->nodes[id].next_sibling;
+	return SPOOR_CALLS_NONE;
 }
 
 /* Returns the number of nodes below @id and their entries into *@entries. */
@@ -508,25 +590,40 @@ static uint64_t below(const struct calls *c, uint32_t id, uint64_t *entries)
 {
 	uint64_t n = 0;
 
-	for (uint32_t ch = c->nodes[id].first_child; ch != SPOOR_CALLS_NONE;
-	     ch = c->nodes[ch].next_sibling) {
-		n += 1 + below(c, ch, entries);
-		*entries += c->nodes[ch].count;
+	for (uint32_t k = walk_next(c, id, id, true); k != SPOOR_CALLS_NONE;
+	     k = walk_next(c, k, id, true)) {
+		n++;
+		*entries += c->nodes[k].count;
 	}
 	return n;
 }
 
-/* Writes node @id and what is below it as text, @level deep. */
-static void text_node(struct writer *w, uint32_t id, unsigned level)
+/* Writes the indent of @level: two spaces a level, "[N] " beyond INDENT_MAX. */
+static void indent(FILE *out, unsigned level)
+{
+	if (level <= INDENT_MAX)
+		fprintf(out, "%*s", (int)(2 * level), "");
+	else
+		fprintf(out, "%*s[%u] ", 2 * INDENT_MAX, "", level);
+}
+
+/* Returns whether the writer stops at node @nd (--depth), with children below it. */
+static bool cut_at(const struct writer *w, const struct cnode *nd)
+{
+	return w->max_depth && nd->depth >= w->max_depth && nd->first_child != SPOOR_CALLS_NONE;
+}
+
+/* Writes the line of node @id as text, and the summary of what is below when cut. */
+static void text_node(struct writer *w, uint32_t id)
 {
 	const struct calls *c = w->c;
 	const struct cnode *nd = &c->nodes[id];
 
-	fprintf(w->out, "%*s", (int)(2 * level), "");
+	indent(w->out, nd->depth);
 	if (nd->kind == SPOOR_CS_TRAP || nd->kind == SPOOR_CS_INTERRUPT)
 		fprintf(w->out, "[%s %" PRIu64 "] ", nd->interrupt ? "interrupt" : "trap",
 			nd->cause);
-	fputs(func_name(c, nd->func), w->out);
+	fputs(spoor_calls_func_name(&c->sink, nd->func), w->out);
 	if (nd->kind != SPOOR_CS_CALL && nd->kind != SPOOR_CS_TRAP &&
 	    nd->kind != SPOOR_CS_INTERRUPT)
 		fprintf(w->out, " (%s)", spoor_cs_kind_name(nd->kind));
@@ -535,30 +632,16 @@ static void text_node(struct writer *w, uint32_t id, unsigned level)
 	if (c->has_time)
 		fprintf(w->out, "  time %" PRIu64 "  self_time %" PRIu64, c->incl_time[id],
 			nd->self_time);
+	if (nd->dropped)
+		fprintf(w->out, "  dropped %" PRIu64, nd->dropped);
 	fputc('\n', w->out);
-	if (nd->first_child == SPOOR_CALLS_NONE)
-		return;
-	if (w->max_depth && nd->depth >= w->max_depth) {
+	if (cut_at(w, nd)) {
 		uint64_t entries = 0, n = below(c, id, &entries);
 
-		fprintf(w->out, "%*s... %" PRIu64 " more below (%" PRIu64 " entries, %" PRIu64
-			" instructions)\n", (int)(2 * level + 2), "", n, entries,
-			c->incl[id] - nd->self);
-		return;
+		indent(w->out, nd->depth + 1);
+		fprintf(w->out, "... %" PRIu64 " more below (%" PRIu64 " entries, %" PRIu64
+			" instructions)\n", n, entries, c->incl[id] - nd->self);
 	}
-	for (uint32_t ch = nd->first_child; ch != SPOOR_CALLS_NONE; ch = c->nodes[ch].next_sibling)
-		text_node(w, ch, level + 1);
-}
-
-/* Returns 0 when @out took everything, else SPOOR_E_IO (errno set). */
-static int out_check(FILE *out)
-{
-	if (fflush(out) || ferror(out)) {
-		if (!errno)
-			errno = EIO;
-		return SPOOR_E_IO;
-	}
-	return 0;
 }
 
 /* Returns the sources' order: by source number. */
@@ -569,6 +652,18 @@ static int src_cmp(const void *a, const void *b)
 	return x->source < y->source ? -1 : x->source > y->source;
 }
 
+/* Gets @c ready to be written: children sorted, sources in order.  Returns 0 or SPOOR_E_NOMEM. */
+static int write_prepare(struct calls *c)
+{
+	int ret = sort_children(c);
+
+	if (ret)
+		return ret;
+	qsort(c->src, c->nsrc, sizeof(*c->src), src_cmp);
+	c->cur = NULL;
+	return 0;
+}
+
 int spoor_calls_write_text(struct spoor_sink *s, FILE *out, unsigned max_depth)
 {
 	struct writer w = { .c = to_calls(s), .out = out, .max_depth = max_depth };
@@ -577,11 +672,9 @@ int spoor_calls_write_text(struct spoor_sink *s, FILE *out, unsigned max_depth)
 
 	if (!c || !out)
 		return SPOOR_E_INVAL;
-	ret = sort_children(c);
+	ret = write_prepare(c);
 	if (ret)
 		return ret;
-	qsort(c->src, c->nsrc, sizeof(*c->src), src_cmp);
-	c->cur = NULL;
 	for (size_t i = 0; i < c->nsrc; i++) {
 		uint32_t root = c->src[i].root;
 
@@ -590,37 +683,25 @@ int spoor_calls_write_text(struct spoor_sink *s, FILE *out, unsigned max_depth)
 		if (c->has_time)
 			fprintf(out, ", time %" PRIu64, c->incl_time[root]);
 		fputc('\n', out);
-		for (uint32_t ch = c->nodes[root].first_child; ch != SPOOR_CALLS_NONE;
-		     ch = c->nodes[ch].next_sibling)
-			text_node(&w, ch, 1);
+		for (uint32_t id = walk_next(c, root, root, true); id != SPOOR_CALLS_NONE;
+		     id = walk_next(c, id, root, !cut_at(&w, &c->nodes[id])))
+			text_node(&w, id);
 	}
-	return out_check(out);
+	if (c->dropped)
+		fprintf(out, "dropped paths: %" PRIu64 " (the tree reached its cap of %" PRIu32
+			" nodes: what ran in them is counted in their callers' self)\n",
+			c->dropped, c->max_nodes);
+	return json_str_out_check(out);
 }
 
-/* Writes @str as a JSON string. */
-static void json_str(FILE *out, const char *str)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
-/* Writes node @id and what is below it as a JSON object. */
+/* Writes node @id as a JSON object up to its "children" (not included). */
 static void json_node(struct writer *w, uint32_t id)
 {
 	const struct calls *c = w->c;
 	const struct cnode *nd = &c->nodes[id];
-	bool first = true;
 
 	fputs("{\"function\":", w->out);
-	json_str(w->out, func_name(c, nd->func));
+	json_str_put(w->out, spoor_calls_func_name(&c->sink, nd->func));
 	fprintf(w->out, ",\"kind\":\"%s\"", spoor_cs_kind_name(nd->kind));
 	if (nd->kind == SPOOR_CS_TRAP || nd->kind == SPOOR_CS_INTERRUPT)
 		fprintf(w->out, ",\"cause\":%" PRIu64, nd->cause);
@@ -629,18 +710,52 @@ static void json_node(struct writer *w, uint32_t id)
 	if (c->has_time)
 		fprintf(w->out, ",\"time\":%" PRIu64 ",\"self_time\":%" PRIu64, c->incl_time[id],
 			nd->self_time);
-	if (w->max_depth && nd->depth >= w->max_depth && nd->first_child != SPOOR_CALLS_NONE) {
-		fputs(",\"truncated\":true,\"children\":[]}", w->out);
-		return;
+	if (nd->dropped)
+		fprintf(w->out, ",\"dropped\":%" PRIu64, nd->dropped);
+}
+
+/*
+ * Writes the nodes below @root as the elements of a JSON array, each with
+ * its children nested: a walk of the tree that closes each object when it
+ * climbs back out of it.
+ */
+static void json_tree(struct writer *w, uint32_t root)
+{
+	const struct calls *c = w->c;
+	uint32_t id = c->nodes[root].first_child;
+
+	if (id != SPOOR_CALLS_NONE)
+		fputc('\n', w->out);
+	while (id != SPOOR_CALLS_NONE) {
+		const struct cnode *nd = &c->nodes[id];
+
+		json_node(w, id);
+		if (cut_at(w, nd)) {
+			fputs(",\"truncated\":true,\"children\":[]}", w->out);
+		} else if (nd->first_child != SPOOR_CALLS_NONE) {
+			fputs(",\"children\":[", w->out);
+			id = nd->first_child;
+			continue;
+		} else {
+			fputs(",\"children\":[]}", w->out);
+		}
+		/* Done with @id: on to its next sibling, or out to its parent's. */
+		for (;;) {
+			uint32_t parent = c->nodes[id].parent;
+
+			if (c->nodes[id].next_sibling != SPOOR_CALLS_NONE) {
+				fputs(parent == root ? ",\n" : ",", w->out);
+				id = c->nodes[id].next_sibling;
+				break;
+			}
+			if (parent == root) {
+				id = SPOOR_CALLS_NONE;
+				break;
+			}
+			fputs("]}", w->out);
+			id = parent;
+		}
 	}
-	fputs(",\"children\":[", w->out);
-	for (uint32_t ch = nd->first_child; ch != SPOOR_CALLS_NONE; ch = c->nodes[ch].next_sibling) {
-		if (!first)
-			fputc(',', w->out);
-		first = false;
-		json_node(w, ch);
-	}
-	fputs("]}", w->out);
 }
 
 int spoor_calls_write_json(struct spoor_sink *s, FILE *out, unsigned max_depth)
@@ -652,31 +767,24 @@ int spoor_calls_write_json(struct spoor_sink *s, FILE *out, unsigned max_depth)
 
 	if (!c || !out)
 		return SPOOR_E_INVAL;
-	ret = sort_children(c);
+	ret = write_prepare(c);
 	if (ret)
 		return ret;
-	qsort(c->src, c->nsrc, sizeof(*c->src), src_cmp);
-	c->cur = NULL;
 	for (size_t i = 0; i < c->nsrc; i++)
 		total += c->incl[c->src[i].root];
-	fprintf(out, "{\"instructions\":%" PRIu64 ",\"sources\":[", total);
+	fprintf(out, "{\"instructions\":%" PRIu64 ",\"dropped_paths\":%" PRIu64 ",\"sources\":[",
+		total, c->dropped);
 	for (size_t i = 0; i < c->nsrc; i++) {
 		uint32_t root = c->src[i].root;
-		bool first = true;
 
 		fprintf(out, "%s\n{\"source\":%" PRIu32 ",\"insns\":%" PRIu64, i ? "," : "",
 			c->src[i].source, c->incl[root]);
 		if (c->has_time)
 			fprintf(out, ",\"time\":%" PRIu64, c->incl_time[root]);
 		fputs(",\"children\":[", out);
-		for (uint32_t ch = c->nodes[root].first_child; ch != SPOOR_CALLS_NONE;
-		     ch = c->nodes[ch].next_sibling) {
-			fputs(first ? "\n" : ",\n", out);
-			first = false;
-			json_node(&w, ch);
-		}
+		json_tree(&w, root);
 		fputs("]}", out);
 	}
 	fputs("]}\n", out);
-	return out_check(out);
+	return json_str_out_check(out);
 }

@@ -17,6 +17,8 @@
 #define NO_FILE UINT32_MAX
 #define PENDING 8		/* sources with a trap event awaiting its block */
 #define NAME_MAX_COL 40		/* widest function column of the summary */
+#define SOURCE_COL 24		/* the summary's source column */
+#define TOP_NAME_COL 28		/* the live view's function column */
 
 /* A distinct block; count 0: an empty slot. */
 struct cov_block {
@@ -225,16 +227,28 @@ static void cov_restart(struct spoor_sink *s)
 	c->npending = 0;
 }
 
-static void cov_free(struct spoor_sink *s)
+/* Frees the program map and the counts over it: as before build_map(). */
+static void map_free(struct spoor_coverage *c)
 {
-	struct spoor_coverage *c = (struct spoor_coverage *)s;
-
-	free(c->tab);
 	free(c->insns);
 	free(c->files);
 	free(c->count);
 	free(c->taken);
 	free(c->not_taken);
+	c->insns = NULL;
+	c->files = NULL;
+	c->count = c->taken = c->not_taken = NULL;
+	c->ninsns = c->nfiles = c->files_cap = 0;
+	c->mapped = false;
+}
+
+/* Frees the sink: its blocks, program map and expansion. */
+static void cov_free(struct spoor_sink *s)
+{
+	struct spoor_coverage *c = (struct spoor_coverage *)s;
+
+	free(c->tab);
+	map_free(c);
 	free(c->extra);
 	free(c->fstat);
 	free(c);
@@ -248,6 +262,7 @@ static const struct spoor_sink_ops cov_ops = {
 	.free = cov_free,
 };
 
+/* Returns a new coverage sink over @funcs (coverage.h). */
 struct spoor_sink *spoor_coverage_new(struct spoor_funcs *funcs)
 {
 	struct spoor_coverage *c;
@@ -338,64 +353,126 @@ static int insn_cmp(const void *a, const void *b)
 }
 
 /*
- * Adds to the map the code between function symbols that has line
- * information (a function whose symbol is gone), in the pseudo function of
- * its page; @cap is the map's allocated size.  Returns 0 or SPOOR_E_NOMEM.
+ * Appends @in to the map, whose allocated size is *@cap.  Returns 0 or
+ * SPOOR_E_NOMEM.
  */
-static int map_gaps(struct spoor_coverage *c, size_t cap)
+static int map_push(struct spoor_coverage *c, size_t *cap, const struct cov_insn *in)
 {
-	size_t nsyms = spoor_funcs_symbols(c->funcs);
-	uint64_t covered = 0;
+	if (c->ninsns == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 1024;
+		struct cov_insn *ni = realloc(c->insns, ncap * sizeof(*ni));
 
-	for (uint32_t id = 0; id + 1 < nsyms; id++) {
-		const struct spoor_func *fn = spoor_funcs_get(c->funcs, id);
-		uint64_t addr, next = spoor_funcs_get(c->funcs, id + 1)->start;
-		struct spoor_insn in;
-		unsigned len;
+		if (!ni)
+			return SPOOR_E_NOMEM;
+		c->insns = ni;
+		*cap = ncap;
+	}
+	c->insns[c->ninsns++] = *in;
+	return 0;
+}
 
-		if (fn->end > covered)
-			covered = fn->end;
-		for (addr = covered; addr < next && (len = insn_len_at(c, addr, &in)) != 0;
-		     addr += len) {
-			const char *file;
-			uint32_t func;
-			int line;
+/*
+ * Adds to the map the instructions of [@addr, @end) in the pseudo function
+ * of their page: all of them (@need_line false), or only those with line
+ * information.  Stops where the image has no bytes.  Returns 0 or
+ * SPOOR_E_NOMEM.
+ */
+static int map_range(struct spoor_coverage *c, size_t *cap, uint64_t addr, uint64_t end,
+		     bool need_line)
+{
+	struct spoor_insn in;
+	unsigned len;
 
-			if (in.cls == SPOOR_INSN_INVALID || spoor_image_line(c->img, addr, &file, &line))
-				continue;
-			func = spoor_funcs_find(c->funcs, addr);
-			if (func == SPOOR_FUNC_NONE)
+	for (; addr < end && (len = insn_len_at(c, addr, &in)) != 0; addr += len) {
+		struct cov_insn ci = {
+			.addr = addr, .file = NO_FILE, .len = (uint8_t)len, .cls = in.cls,
+		};
+		const char *file;
+		int line;
+
+		if (in.cls == SPOOR_INSN_INVALID)
+			continue;
+		if (!spoor_image_line(c->img, addr, &file, &line)) {
+			ci.file = file_index(c, file);
+			ci.line = line;
+			if (ci.file == NO_FILE)
 				return SPOOR_E_NOMEM;
-			if (c->ninsns == cap) {
-				size_t ncap = cap ? 2 * cap : 1024;
-				struct cov_insn *ni = realloc(c->insns, ncap * sizeof(*ni));
-
-				if (!ni)
-					return SPOOR_E_NOMEM;
-				c->insns = ni;
-				cap = ncap;
-			}
-			c->insns[c->ninsns] = (struct cov_insn){
-				.addr = addr, .func = func, .file = file_index(c, file), .line = line,
-				.len = (uint8_t)len, .cls = in.cls,
-			};
-			if (c->insns[c->ninsns].file == NO_FILE)
-				return SPOOR_E_NOMEM;
-			c->ninsns++;
+		} else if (need_line) {
+			continue;
 		}
+		ci.func = spoor_funcs_find(c->funcs, addr);
+		if (ci.func == SPOOR_FUNC_NONE || map_push(c, cap, &ci))
+			return SPOOR_E_NOMEM;
 	}
 	return 0;
 }
 
 /*
- * Builds the program map: every instruction of every function symbol,
- * walked from its start to its end (or the end of the image's bytes), each
- * with its source line.  Returns 0 or SPOOR_E_NOMEM.
+ * Adds to the map the code between function symbols that has line
+ * information (a function whose symbol is gone), in the pseudo function of
+ * its page.  Returns 0 or SPOOR_E_NOMEM.
  */
-static int build_map(struct spoor_coverage *c)
+static int map_gaps(struct spoor_coverage *c, size_t *cap)
 {
-	size_t nsyms = spoor_funcs_symbols(c->funcs), cap = 0, n = 0;
-	struct cov_insn *insns = NULL;
+	size_t nsyms = spoor_funcs_symbols(c->funcs);
+	uint64_t covered = 0;
+	int err;
+
+	for (uint32_t id = 0; id + 1 < nsyms; id++) {
+		const struct spoor_func *fn = spoor_funcs_get(c->funcs, id);
+		uint64_t next = spoor_funcs_get(c->funcs, id + 1)->start;
+
+		if (fn->end > covered)
+			covered = fn->end;
+		if (covered < next && (err = map_range(c, cap, covered, next, true)))
+			return err;
+	}
+	return 0;
+}
+
+/* Returns true when a function symbol starts in [@start, @end). */
+static bool has_symbols(const struct spoor_coverage *c, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = spoor_funcs_symbols(c->funcs);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (spoor_funcs_get(c->funcs, (uint32_t)mid)->start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < spoor_funcs_symbols(c->funcs) &&
+	       spoor_funcs_get(c->funcs, (uint32_t)lo)->start < end;
+}
+
+/*
+ * Adds to the map every instruction of each executable segment that holds
+ * no function symbol (a stripped program), in the pseudo function of its
+ * page: what can run there, so that what never ran is counted too.  A
+ * linear sweep: data in the segment (.rodata) may decode as instructions.
+ * Returns 0 or SPOOR_E_NOMEM.
+ */
+static int map_bare_segments(struct spoor_coverage *c, size_t *cap)
+{
+	uint64_t start, end;
+	int err;
+
+	for (size_t i = 0; !spoor_image_segment_at(c->img, i, &start, &end); i++)
+		if (!has_symbols(c, start, end) && (err = map_range(c, cap, start, end, false)))
+			return err;
+	return 0;
+}
+
+/*
+ * Adds to the map every instruction of every function symbol, walked from
+ * its start to its end (or the end of the image's bytes), each with its
+ * source line.  Returns 0 or SPOOR_E_NOMEM.
+ */
+static int map_symbols(struct spoor_coverage *c, size_t *cap)
+{
+	size_t nsyms = spoor_funcs_symbols(c->funcs);
 	uint32_t last_file = NO_FILE;
 	const char *last_name = NULL;
 
@@ -406,6 +483,10 @@ static int build_map(struct spoor_coverage *c)
 		unsigned len;
 
 		for (; addr < end && (len = insn_len_at(c, addr, &in)) != 0; addr += len) {
+			struct cov_insn ci = {
+				.addr = addr, .func = id, .file = NO_FILE, .len = (uint8_t)len,
+				.cls = in.cls,
+			};
 			const char *file;
 			int line;
 
@@ -416,51 +497,51 @@ static int build_map(struct spoor_coverage *c)
 			 */
 			if (in.cls == SPOOR_INSN_INVALID || spoor_funcs_find(c->funcs, addr) != id)
 				continue;
-			if (n == cap) {
-				size_t ncap = cap ? 2 * cap : 1024;
-				struct cov_insn *ni = realloc(insns, ncap * sizeof(*ni));
-
-				if (!ni)
-					goto nomem;
-				insns = ni;
-				cap = ncap;
-			}
-			insns[n] = (struct cov_insn){
-				.addr = addr, .func = id, .file = NO_FILE, .len = (uint8_t)len,
-				.cls = in.cls,
-			};
 			if (!spoor_image_line(c->img, addr, &file, &line)) {
 				if (file != last_name || last_file == NO_FILE) {
 					last_file = file_index(c, file);
 					last_name = file;
 					if (last_file == NO_FILE)
-						goto nomem;
+						return SPOOR_E_NOMEM;
 				}
-				insns[n].file = last_file;
-				insns[n].line = line;
+				ci.file = last_file;
+				ci.line = line;
 			}
-			n++;
+			if (map_push(c, cap, &ci))
+				return SPOOR_E_NOMEM;
 		}
 	}
-	c->insns = insns;
-	c->ninsns = n;
-	if (map_gaps(c, cap))
-		return SPOOR_E_NOMEM;
-	insns = c->insns;
+	return 0;
+}
+
+/*
+ * Builds the program map (map_symbols(), map_gaps(), map_bare_segments()),
+ * by address, and its zeroed counts.  Returns 0, or SPOOR_E_NOMEM with no
+ * map (map_free()): the next call starts over.
+ */
+static int build_map(struct spoor_coverage *c)
+{
+	size_t cap = 0, n;
+	int err;
+
+	if ((err = map_symbols(c, &cap)) || (err = map_gaps(c, &cap)) ||
+	    (err = map_bare_segments(c, &cap)))
+		goto fail;
 	n = c->ninsns;
-	qsort(insns, n, sizeof(*insns), insn_cmp);
-	c->insns = insns;
-	c->ninsns = n;
+	if (n > 1)
+		qsort(c->insns, n, sizeof(*c->insns), insn_cmp);
 	c->count = calloc(n ? n : 1, sizeof(*c->count));
 	c->taken = calloc(n ? n : 1, sizeof(*c->taken));
 	c->not_taken = calloc(n ? n : 1, sizeof(*c->not_taken));
-	if (!c->count || !c->taken || !c->not_taken)
-		return SPOOR_E_NOMEM;
+	if (!c->count || !c->taken || !c->not_taken) {
+		err = SPOOR_E_NOMEM;
+		goto fail;
+	}
 	c->mapped = true;
 	return 0;
-nomem:
-	free(insns);
-	return SPOOR_E_NOMEM;
+fail:
+	map_free(c);
+	return err;
 }
 
 /* Returns the index of the first map instruction at or above @addr. */
@@ -596,7 +677,8 @@ static int line_order(const struct spoor_coverage *c, int (*cmp)(const void *, c
 				.i = (uint32_t)i, .addr = in->addr,
 			};
 	}
-	qsort(k, m, sizeof(*k), cmp);
+	if (m > 1)
+		qsort(k, m, sizeof(*k), cmp);
 	*out = k;
 	*n = m;
 	return 0;
@@ -624,15 +706,18 @@ static int expand(struct spoor_coverage *c)
 
 	if (!c->mapped && (err = build_map(c)))
 		return err;
-	memset(c->count, 0, c->ninsns * sizeof(*c->count));
-	memset(c->taken, 0, c->ninsns * sizeof(*c->taken));
-	memset(c->not_taken, 0, c->ninsns * sizeof(*c->not_taken));
+	if (c->ninsns) {	/* (NULL arrays when the program has no instruction) */
+		memset(c->count, 0, c->ninsns * sizeof(*c->count));
+		memset(c->taken, 0, c->ninsns * sizeof(*c->taken));
+		memset(c->not_taken, 0, c->ninsns * sizeof(*c->not_taken));
+	}
 	c->nextra = 0;
 	for (i = 0; i < c->cap; i++)
 		if (c->tab[i].count && (err = expand_block(c, &c->tab[i])))
 			return err;
 	/* Unknown code: one entry per address, in its (pseudo) function. */
-	qsort(c->extra, c->nextra, sizeof(*c->extra), extra_cmp);
+	if (c->nextra > 1)
+		qsort(c->extra, c->nextra, sizeof(*c->extra), extra_cmp);
 	for (i = 0, j = 0; i < c->nextra; i++) {
 		if (j && c->extra[j - 1].addr == c->extra[i].addr) {
 			c->extra[j - 1].count += c->extra[i].count;
@@ -707,7 +792,8 @@ static int expand(struct spoor_coverage *c)
 		c->fstat[a->func].lines++;
 		c->fstat[a->func].lines_hit += hit;
 	}
-	qsort(keys, n, sizeof(*keys), by_file_line);
+	if (n > 1)
+		qsort(keys, n, sizeof(*keys), by_file_line);
 	for (i = 0; i < n; i = j) {
 		const struct line_key *a = &keys[i];
 		bool hit = false;
@@ -725,9 +811,17 @@ static int expand(struct spoor_coverage *c)
 		t->insns_hit += f->insns_hit;
 		t->branches_found += f->br;
 		t->branches_hit += f->br_hit;
+		/*
+		 * A function is hit when its first instruction retired (lcov's
+		 * FNH: FNDA > 0); a pseudo one (a page of code without a
+		 * symbol, no entry point) when any of its instructions did.
+		 */
 		if (f->insns || f->retired) {
 			t->funcs_found++;
-			t->funcs_hit += f->calls > 0 || f->retired > 0;
+			if (spoor_funcs_get(c->funcs, (uint32_t)i)->pseudo)
+				t->funcs_hit += f->retired > 0;
+			else
+				t->funcs_hit += f->calls > 0;
 		}
 	}
 	return 0;
@@ -838,6 +932,7 @@ static void lcov_file(struct spoor_coverage *c, FILE *out, uint32_t file,
 	fprintf(out, "LF:%" PRIu64 "\nLH:%" PRIu64 "\nend_of_record\n", lf, lh);
 }
 
+/* Writes the lcov tracefile (coverage.h). */
 int spoor_coverage_write_lcov(struct spoor_sink *s, FILE *out, const char *test_name)
 {
 	struct spoor_coverage *c = cov_of(s);
@@ -851,6 +946,8 @@ int spoor_coverage_write_lcov(struct spoor_sink *s, FILE *out, const char *test_
 		return SPOOR_E_INVAL;
 	if ((err = expand(c)))
 		return err;
+	if (!c->nfiles)
+		return SPOOR_E_NOT_FOUND;	/* no lines: a file lcov rejects */
 	if ((err = line_order(c, by_file_line, &keys, &n)))
 		return err;
 	nsyms = spoor_funcs_symbols(c->funcs);
@@ -862,7 +959,8 @@ int spoor_coverage_write_lcov(struct spoor_sink *s, FILE *out, const char *test_
 	}
 	for (i = 0; i < c->nfiles; i++)
 		files[i] = (struct file_key){ .name = c->files[i], .file = (uint32_t)i };
-	qsort(files, c->nfiles, sizeof(*files), file_key_cmp);
+	if (c->nfiles > 1)
+		qsort(files, c->nfiles, sizeof(*files), file_key_cmp);
 	fputs("TN:", out);
 	if (test_name)
 		put_test_name(out, test_name);
@@ -882,7 +980,8 @@ int spoor_coverage_write_lcov(struct spoor_sink *s, FILE *out, const char *test_
 					.line = c->fstat[f].line,
 					.addr = spoor_funcs_get(c->funcs, f)->start, .func = f,
 				};
-		qsort(fns, nfns, sizeof(*fns), fn_key_cmp);
+		if (nfns > 1)
+			qsort(fns, nfns, sizeof(*fns), fn_key_cmp);
 		lcov_file(c, out, file, keys + lo, hi - lo, fns, nfns);
 	}
 	err = out_status(out);
@@ -912,6 +1011,18 @@ static void put_ratio(FILE *out, uint64_t hit, uint64_t found, int width)
 	else
 		snprintf(buf, sizeof(buf), "-");
 	fprintf(out, "  %*s", width, buf);
+}
+
+/*
+ * Writes @s left-aligned in a column of @width: cut to width - 3 characters
+ * and "..." when longer, so that the columns after it stay in place.
+ */
+static void put_cell(FILE *out, const char *s, int width)
+{
+	if ((int)strlen(s) <= width)
+		fprintf(out, "%-*s", width, s);
+	else
+		fprintf(out, "%.*s...", width - 3, s);
 }
 
 /* A function as the summary and the live view order it. */
@@ -1000,10 +1111,12 @@ static size_t rows(const struct spoor_coverage *c, int (*cmp)(const void *, cons
 			.retired = fs->retired, .func = f,
 		};
 	}
-	qsort(r, n, sizeof(*r), cmp);
+	if (n > 1)
+		qsort(r, n, sizeof(*r), cmp);
 	return n;
 }
 
+/* Writes the summary table (coverage.h). */
 int spoor_coverage_write_summary(struct spoor_sink *s, FILE *out)
 {
 	struct spoor_coverage *c = cov_of(s);
@@ -1025,19 +1138,21 @@ int spoor_coverage_write_summary(struct spoor_sink *s, FILE *out)
 		if (len > w)
 			w = len > NAME_MAX_COL ? NAME_MAX_COL : len;
 	}
-	fprintf(out, "%-*s  %-24s  %20s  %20s  %20s  %10s\n", w, "function", "source",
-		"instructions", "lines", "branches", "calls");
+	fprintf(out, "%-*s  %-*s  %20s  %20s  %20s  %10s\n", w, "function", SOURCE_COL,
+		"source", "instructions", "lines", "branches", "calls");
 	for (i = 0; i < n; i++) {
 		const struct cov_fstat *f = &c->fstat[r[i].func];
 
 		where(c, f, loc, sizeof(loc));
-		fprintf(out, "%-*s  %-24s", w, spoor_funcs_get(c->funcs, r[i].func)->name, loc);
+		put_cell(out, spoor_funcs_get(c->funcs, r[i].func)->name, w);
+		fputs("  ", out);
+		put_cell(out, loc, SOURCE_COL);
 		put_ratio(out, f->insns_hit, f->insns, 20);
 		put_ratio(out, f->lines_hit, f->lines, 20);
 		put_ratio(out, f->br_hit, f->br, 20);
 		fprintf(out, "  %10" PRIu64 "\n", f->calls);
 	}
-	fprintf(out, "%-*s  %-24s", w, "total", "");
+	fprintf(out, "%-*s  %-*s", w, "total", SOURCE_COL, "");
 	put_ratio(out, c->totals.insns_hit, c->totals.insns_found, 20);
 	put_ratio(out, c->totals.lines_hit, c->totals.lines_found, 20);
 	put_ratio(out, c->totals.branches_hit, c->totals.branches_found, 20);
@@ -1059,6 +1174,7 @@ int spoor_coverage_write_summary(struct spoor_sink *s, FILE *out)
 	return out_status(out);
 }
 
+/* Writes the live view: totals and the hottest functions (coverage.h). */
 int spoor_coverage_write_top(struct spoor_sink *s, FILE *out, unsigned max)
 {
 	struct spoor_coverage *c = cov_of(s);
@@ -1075,13 +1191,14 @@ int spoor_coverage_write_top(struct spoor_sink *s, FILE *out, unsigned max)
 		return SPOOR_E_NOMEM;
 	put_totals(out, &c->totals);
 	if (n && max && r[0].retired)
-		fprintf(out, "  %-28s %14s %18s %18s %18s\n", "function", "retired",
+		fprintf(out, "  %-*s %14s %18s %18s %18s\n", TOP_NAME_COL, "function", "retired",
 			"instructions", "lines", "branches");
 	for (i = 0; i < n && i < max && r[i].retired; i++) {
 		const struct cov_fstat *f = &c->fstat[r[i].func];
 
-		fprintf(out, "  %-28.*s %14" PRIu64, NAME_MAX_COL,
-			spoor_funcs_get(c->funcs, r[i].func)->name, f->retired);
+		fputs("  ", out);
+		put_cell(out, spoor_funcs_get(c->funcs, r[i].func)->name, TOP_NAME_COL);
+		fprintf(out, " %14" PRIu64, f->retired);
 		put_ratio(out, f->insns_hit, f->insns, 18);
 		put_ratio(out, f->lines_hit, f->lines, 18);
 		put_ratio(out, f->br_hit, f->br, 18);
@@ -1091,6 +1208,7 @@ int spoor_coverage_write_top(struct spoor_sink *s, FILE *out, unsigned max)
 	return out_status(out);
 }
 
+/* Fills @t with the totals so far (coverage.h). */
 int spoor_coverage_totals(struct spoor_sink *s, struct spoor_coverage_totals *t)
 {
 	struct spoor_coverage *c = cov_of(s);
@@ -1104,6 +1222,7 @@ int spoor_coverage_totals(struct spoor_sink *s, struct spoor_coverage_totals *t)
 	return 0;
 }
 
+/* Gives the counts of the instruction at @addr (coverage.h). */
 int spoor_coverage_insn(struct spoor_sink *s, uint64_t addr, uint64_t *count, uint64_t *taken,
 			uint64_t *not_taken)
 {
@@ -1123,8 +1242,8 @@ int spoor_coverage_insn(struct spoor_sink *s, uint64_t addr, uint64_t *count, ui
 		nt = c->not_taken[i];
 	} else {
 		struct cov_extra key = { .addr = addr };
-		const struct cov_extra *x = bsearch(&key, c->extra, c->nextra, sizeof(*x),
-						    extra_cmp);
+		const struct cov_extra *x = !c->nextra ? NULL :
+			bsearch(&key, c->extra, c->nextra, sizeof(*x), extra_cmp);
 
 		if (!x)
 			return SPOOR_E_NOT_FOUND;

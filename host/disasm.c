@@ -121,36 +121,6 @@ static int out_styled(void *stream, enum disassembler_style style, const char *f
 	return 0;
 }
 
-/* How far back nearest_symbol() looks for a symbol, in bytes. */
-#define NEAREST_MAX 65536
-
-/*
- * Finds the symbol objdump names @addr by: the nearest one at or below it,
- * whatever its size (spoor_image_symbol() wants a symbol whose size covers
- * the address, which code after a function without a symbol of its own,
- * such as a local one the compiler left unnamed, is not in).  Walks back
- * byte by byte, within the image and NEAREST_MAX, to an address a symbol
- * covers.  Returns 0 or SPOOR_E_NOT_FOUND.
- */
-static int nearest_symbol(const struct spoor_image *img, uint64_t addr, const char **name,
-			  uint64_t *off)
-{
-	uint64_t a = addr;
-
-	if (!spoor_image_symbol(img, addr, name, off))
-		return 0;
-	if (!spoor_image_ptr(img, addr, NULL))
-		return SPOOR_E_NOT_FOUND;
-	while (a && addr - a < NEAREST_MAX && spoor_image_ptr(img, a - 1, NULL)) {
-		a--;
-		if (!spoor_image_symbol(img, a, name, off)) {
-			*off += addr - a;
-			return 0;
-		}
-	}
-	return SPOOR_E_NOT_FOUND;
-}
-
 /* Prints a target address as objdump does: hex without 0x, then <sym+off>. */
 static void print_address(bfd_vma vma, struct disassemble_info *info)
 {
@@ -161,7 +131,7 @@ static void print_address(bfd_vma vma, struct disassemble_info *info)
 	if (d->comment)
 		return;
 	out_append(d, "%" PRIx64, addr);
-	if (!d->img || nearest_symbol(d->img, addr, &name, &off))
+	if (!d->img || spoor_image_symbol_floor(d->img, addr, &name, &off))
 		return;
 	if (off)
 		out_append(d, " <%s+0x%" PRIx64 ">", name, off);
@@ -192,6 +162,7 @@ static void memory_error(int status, bfd_vma memaddr, struct disassemble_info *i
 	d->mem_error = true;
 }
 
+/* Returns a disassembler for @xlen naming targets from @img (disasm.h). */
 struct spoor_disasm *spoor_disasm_new(unsigned xlen, const struct spoor_image *img)
 {
 	static const uint8_t nop[4] = { 0x13, 0x00, 0x00, 0x00 };
@@ -233,6 +204,7 @@ struct spoor_disasm *spoor_disasm_new(unsigned xlen, const struct spoor_image *i
 	return d;
 }
 
+/* Frees @d (may be NULL) and libopcodes' state for it. */
 void spoor_disasm_free(struct spoor_disasm *d)
 {
 	if (!d)
@@ -241,6 +213,7 @@ void spoor_disasm_free(struct spoor_disasm *d)
 	free(d);
 }
 
+/* Disassembles the instruction in @bytes at @addr into @buf (disasm.h). */
 int spoor_disasm_insn(struct spoor_disasm *d, uint64_t addr, const uint8_t *bytes, size_t avail,
 		      char *buf, size_t size)
 {
@@ -286,6 +259,7 @@ int spoor_disasm_insn(struct spoor_disasm *d, uint64_t addr, const uint8_t *byte
 	return n;
 }
 
+/* Disassembles the instruction at @addr in @img into @buf (disasm.h). */
 int spoor_disasm_at(struct spoor_disasm *d, const struct spoor_image *img, uint64_t addr,
 		    char *buf, size_t size)
 {

@@ -921,15 +921,11 @@ const char *spoor_image_elf_name(const struct spoor_image *img)
 	return img ? img->elf_name : NULL;
 }
 
-int spoor_image_symbol(const struct spoor_image *img, uint64_t addr, const char **name,
-		       uint64_t *offset)
+/* Returns the number of symbols of @img at or below @addr. */
+static size_t syms_upto(const struct spoor_image *img, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = img->nsyms;
 
-	if (!img || !name || !offset)
-		return SPOOR_E_INVAL;
-	hi = img->nsyms;
-	/* lo = the number of symbols at or below addr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -938,18 +934,93 @@ int spoor_image_symbol(const struct spoor_image *img, uint64_t addr, const char 
 		else
 			hi = mid;
 	}
-	while (lo-- > 0) {
-		const struct image_sym *s = &img->syms[lo];
+	return lo;
+}
+
+/*
+ * Returns the preferred symbol covering @addr among the first @n symbols
+ * (those at or below it, syms_upto()), or NULL.
+ */
+static const struct image_sym *sym_covering(const struct spoor_image *img, size_t n,
+					    uint64_t addr)
+{
+	while (n-- > 0) {
+		const struct image_sym *s = &img->syms[n];
 
 		if (s->reach <= addr)
 			break;
-		if (s->end > addr) {
-			*name = s->name;
-			*offset = addr - s->addr;
-			return 0;
-		}
+		if (s->end > addr)
+			return s;
 	}
-	return SPOOR_E_NOT_FOUND;
+	return NULL;
+}
+
+/* Finds the symbol containing @addr (image.h). */
+int spoor_image_symbol(const struct spoor_image *img, uint64_t addr, const char **name,
+		       uint64_t *offset)
+{
+	const struct image_sym *s;
+
+	if (!img || !name || !offset)
+		return SPOOR_E_INVAL;
+	s = sym_covering(img, syms_upto(img, addr), addr);
+	if (!s)
+		return SPOOR_E_NOT_FOUND;
+	*name = s->name;
+	*offset = addr - s->addr;
+	return 0;
+}
+
+/*
+ * Finds objdump's symbol for @addr (image.h).  When none covers @addr, every
+ * symbol at or below it ends at or below it, so the highest address below
+ * @addr that a symbol covers is the reach of those symbols minus one, and
+ * none of them starts above that: the symbols covering it are among the
+ * same ones.
+ */
+int spoor_image_symbol_floor(const struct spoor_image *img, uint64_t addr, const char **name,
+			     uint64_t *offset)
+{
+	const struct image_sym *s;
+	ptrdiff_t seg;
+	uint64_t last;
+	size_t n;
+
+	if (!img || !name || !offset)
+		return SPOOR_E_INVAL;
+	n = syms_upto(img, addr);
+	s = sym_covering(img, n, addr);
+	if (!s) {
+		seg = seg_find(img, addr);
+		if (seg < 0 || !n || !img->syms[n - 1].reach)
+			return SPOOR_E_NOT_FOUND;
+		last = img->syms[n - 1].reach - 1;
+		if (last < img->segs[seg].start)
+			return SPOOR_E_NOT_FOUND;
+		s = sym_covering(img, n, last);
+		if (!s)
+			return SPOOR_E_NOT_FOUND;
+	}
+	*name = s->name;
+	*offset = addr - s->addr;
+	return 0;
+}
+
+/* Returns the number of executable segments (image.h). */
+size_t spoor_image_segment_count(const struct spoor_image *img)
+{
+	return img ? img->nsegs : 0;
+}
+
+/* Gives the range of executable segment @i (image.h). */
+int spoor_image_segment_at(const struct spoor_image *img, size_t i, uint64_t *start,
+			   uint64_t *end)
+{
+	if (!img || !start || !end || i >= img->nsegs)
+		return SPOOR_E_INVAL;
+	*start = img->segs[i].start;
+	*end = img->segs[i].end;
+	return 0;
 }
 
 size_t spoor_image_symbol_count(const struct spoor_image *img)
@@ -1169,28 +1240,39 @@ static Dwarf_Line *last_row_at(Dwarf_Die *cu, uint64_t addr)
 	return pick;
 }
 
+/*
+ * The ELF source of @addr and its compilation unit: sets *@src, @cu and
+ * *@link (the address before the load offset).  Returns 0, or
+ * SPOOR_E_NOT_FOUND (no ELF with DWARF covers @addr).
+ */
+static int addr_unit(struct spoor_image *img, uint64_t addr, struct image_src **src,
+		     Dwarf_Die *cu, uint64_t *link)
+{
+	ptrdiff_t i = seg_find(img, addr);
+	Dwarf *dwarf;
+
+	if (i < 0 || !img->segs[i].src->is_elf)
+		return SPOOR_E_NOT_FOUND;
+	*src = img->segs[i].src;
+	*link = addr - (uint64_t)(*src)->offset;
+	dwarf = src_dwarf(*src);
+	if (!dwarf || find_cu(dwarf, *link, cu))
+		return SPOOR_E_NOT_FOUND;
+	return 0;
+}
+
 int spoor_image_line(struct spoor_image *img, uint64_t addr, const char **file, int *line)
 {
 	struct image_src *src;
 	Dwarf_Line *dl;
 	Dwarf_Die cu;
-	Dwarf *dwarf;
 	const char *name;
 	uint64_t link_addr;
-	ptrdiff_t i;
 	int lineno;
 
 	if (!img || !file || !line)
 		return SPOOR_E_INVAL;
-	i = seg_find(img, addr);
-	if (i < 0 || !img->segs[i].src->is_elf)
-		return SPOOR_E_NOT_FOUND;
-	src = img->segs[i].src;
-	dwarf = src_dwarf(src);
-	if (!dwarf)
-		return SPOOR_E_NOT_FOUND;
-	link_addr = addr - (uint64_t)src->offset;
-	if (find_cu(dwarf, link_addr, &cu))
+	if (addr_unit(img, addr, &src, &cu, &link_addr))
 		return SPOOR_E_NOT_FOUND;
 	dl = last_row_at(&cu, link_addr);
 	if (!dl || dwarf_lineno(dl, &lineno) || lineno <= 0)
@@ -1208,24 +1290,17 @@ int spoor_image_func_line(struct spoor_image *img, uint64_t addr, const char **f
 	struct image_src *src;
 	Dwarf_Die cu, die;
 	Dwarf_Addr low;
-	Dwarf *dwarf;
 	const char *name;
-	ptrdiff_t i;
+	uint64_t link_addr;
 	int ret;
 
 	if (!img || !file || !line)
 		return SPOOR_E_INVAL;
-	i = seg_find(img, addr);
-	if (i < 0 || !img->segs[i].src->is_elf)
-		return SPOOR_E_NOT_FOUND;
-	src = img->segs[i].src;
-	dwarf = src_dwarf(src);
-	if (!dwarf || find_cu(dwarf, addr - (uint64_t)src->offset, &cu) ||
-	    dwarf_child(&cu, &die))
+	if (addr_unit(img, addr, &src, &cu, &link_addr) || dwarf_child(&cu, &die))
 		return SPOOR_E_NOT_FOUND;
 	do {
 		if (dwarf_tag(&die) != DW_TAG_subprogram || dwarf_lowpc(&die, &low) ||
-		    low != addr - (uint64_t)src->offset)
+		    low != link_addr)
 			continue;
 		name = dwarf_decl_file(&die);
 		if (!name || dwarf_decl_line(&die, line) || *line <= 0)

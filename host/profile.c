@@ -3,14 +3,15 @@
  * Profiles: the call tree of calls.c written as callgrind files, folded
  * stacks and a flat top-N.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_str.h"
 #include "spoor/error.h"
 #include "spoor/profile.h"
 
+/* (A profile sink is a call tree with the default stack depth and node cap.) */
 struct spoor_sink *spoor_profile_new(struct spoor_funcs *funcs)
 {
 	return spoor_calls_new(funcs, 0);
@@ -29,24 +30,38 @@ struct snap {
 	size_t nfuncs;
 	uint64_t total, total_time;
 	bool has_time;
+	uint64_t dropped;	/* call paths folded at the node cap */
 	unsigned max_depth;	/* of the deepest node */
 	unsigned sources;	/* roots */
 };
 
+/* Frees what snap_take() took. */
 static void snap_free(struct snap *sn)
 {
 	free(sn->nodes);
 	free(sn->flat);
 }
 
-/* Takes the tree of @s into @sn; returns 0, SPOOR_E_INVAL or SPOOR_E_NOMEM. */
+/*
+ * Takes the tree of @s into @sn; returns 0, SPOOR_E_INVAL (not a call-tree
+ * sink) or SPOOR_E_NOMEM.
+ */
 static int snap_take(struct spoor_sink *s, struct snap *sn)
 {
 	struct spoor_funcs *funcs = spoor_calls_funcs(s);
+	struct spoor_calls_total t;
+	int ret;
 
 	memset(sn, 0, sizeof(*sn));
 	if (!funcs)
 		return SPOOR_E_INVAL;
+	ret = spoor_calls_total(s, &t, sizeof(t));
+	if (ret)
+		return ret;
+	sn->total = t.insns;
+	sn->total_time = t.time;
+	sn->has_time = t.has_time;
+	sn->dropped = t.dropped;
 	sn->n = spoor_calls_count(s);
 	sn->nfuncs = spoor_funcs_count(funcs);
 	sn->nodes = calloc(sn->n ? sn->n : 1, sizeof(*sn->nodes));
@@ -55,14 +70,14 @@ static int snap_take(struct spoor_sink *s, struct snap *sn)
 		snap_free(sn);
 		return SPOOR_E_NOMEM;
 	}
-	sn->total = spoor_calls_total(s, &sn->total_time, &sn->has_time);
 	for (size_t i = 0; i < sn->n; i++) {
 		struct spoor_calls_node *nd = &sn->nodes[i];
 		struct flat *f;
 
-		if (spoor_calls_node(s, (uint32_t)i, nd, sizeof(*nd))) {
+		ret = spoor_calls_node(s, (uint32_t)i, nd, sizeof(*nd));
+		if (ret) {
 			snap_free(sn);
-			return SPOOR_E_NOMEM;
+			return ret;
 		}
 		if (nd->depth > sn->max_depth)
 			sn->max_depth = nd->depth;
@@ -85,40 +100,20 @@ static int snap_take(struct spoor_sink *s, struct snap *sn)
 	return 0;
 }
 
-/* Returns 0 when @out took everything, else SPOOR_E_IO (errno set). */
-static int out_check(FILE *out)
-{
-	if (fflush(out) || ferror(out)) {
-		if (!errno)
-			errno = EIO;
-		return SPOOR_E_IO;
-	}
-	return 0;
-}
-
-/* The name of function @func (never NULL). */
-static const char *func_name(struct spoor_funcs *funcs, uint32_t func)
-{
-	const struct spoor_func *f = spoor_funcs_get(funcs, func);
-
-	return f && f->name ? f->name : "?";
-}
-
 /* ---- folded stacks ------------------------------------------------------ */
 
 /* Writes one frame of a folded path. */
-static void folded_frame(FILE *out, struct spoor_funcs *funcs, const struct spoor_calls_node *nd)
+static void folded_frame(FILE *out, const struct spoor_sink *s, const struct spoor_calls_node *nd)
 {
 	if (nd->kind == SPOOR_CS_TRAP || nd->kind == SPOOR_CS_INTERRUPT)
 		fprintf(out, "[%s %" PRIu64 "] ", nd->interrupt ? "interrupt" : "trap", nd->cause);
 	/* ';' separates frames: a name must not hold one. */
-	for (const char *p = func_name(funcs, nd->func); *p; p++)
+	for (const char *p = spoor_calls_func_name(s, nd->func); *p; p++)
 		fputc(*p == ';' ? ':' : *p, out);
 }
 
 int spoor_profile_write_folded(struct spoor_sink *s, FILE *out)
 {
-	struct spoor_funcs *funcs = spoor_calls_funcs(s);
 	struct snap sn;
 	uint32_t *path;
 	int ret;
@@ -145,7 +140,7 @@ int spoor_profile_write_folded(struct spoor_sink *s, FILE *out)
 		if (sn.sources > 1)
 			fprintf(out, "source %" PRIu32 ";", nd->source);
 		while (k-- > 0) {
-			folded_frame(out, funcs, &sn.nodes[path[k]]);
+			folded_frame(out, s, &sn.nodes[path[k]]);
 			if (k)
 				fputc(';', out);
 		}
@@ -153,23 +148,27 @@ int spoor_profile_write_folded(struct spoor_sink *s, FILE *out)
 	}
 	free(path);
 	snap_free(&sn);
-	return out_check(out);
+	return json_str_out_check(out);
 }
 
 /* ---- flat top-N --------------------------------------------------------- */
 
-static const struct flat *order_flat;
+/* A function while the flat profile is sorted: its keys, and its number. */
+struct flat_key {
+	uint64_t self, insns;
+	uint32_t func;
+};
 
-/* Returns the order of two functions: exclusive instructions down, then number up. */
+/* Returns the order of two functions: exclusive instructions down, inclusive down, number up. */
 static int flat_cmp(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct flat_key *x = a, *y = b;
 
-	if (order_flat[x].self != order_flat[y].self)
-		return order_flat[x].self > order_flat[y].self ? -1 : 1;
-	if (order_flat[x].insns != order_flat[y].insns)
-		return order_flat[x].insns > order_flat[y].insns ? -1 : 1;
-	return x < y ? -1 : x > y;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	if (x->insns != y->insns)
+		return x->insns > y->insns ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
 }
 
 /* Returns @part as a percentage of @whole. */
@@ -180,8 +179,7 @@ static double pct(uint64_t part, uint64_t whole)
 
 int spoor_profile_write_top(struct spoor_sink *s, FILE *out, unsigned n)
 {
-	struct spoor_funcs *funcs = spoor_calls_funcs(s);
-	uint32_t *ids;
+	struct flat_key *ids;
 	size_t k = 0;
 	struct snap sn;
 	int ret;
@@ -198,13 +196,17 @@ int spoor_profile_write_top(struct spoor_sink *s, FILE *out, unsigned n)
 	}
 	for (size_t f = 0; f < sn.nfuncs; f++)
 		if (sn.flat[f].self || sn.flat[f].insns || sn.flat[f].calls)
-			ids[k++] = (uint32_t)f;
-	order_flat = sn.flat;
+			ids[k++] = (struct flat_key){ .self = sn.flat[f].self,
+						      .insns = sn.flat[f].insns,
+						      .func = (uint32_t)f };
 	qsort(ids, k, sizeof(*ids), flat_cmp);
 	fprintf(out, "instructions: %" PRIu64, sn.total);
 	if (sn.has_time)
 		fprintf(out, ", time: %" PRIu64 " ticks", sn.total_time);
-	fprintf(out, ", functions: %zu\n", k);
+	fprintf(out, ", functions: %zu", k);
+	if (sn.dropped)
+		fprintf(out, ", dropped paths: %" PRIu64, sn.dropped);
+	fputc('\n', out);
 	fprintf(out, "%14s %6s %14s %6s %10s", "exclusive", "%", "inclusive", "%", "calls");
 	if (sn.has_time)
 		fprintf(out, " %12s %6s %12s %6s", "excl time", "%", "incl time", "%");
@@ -212,7 +214,7 @@ int spoor_profile_write_top(struct spoor_sink *s, FILE *out, unsigned n)
 	if (n && k > n)
 		k = n;
 	for (size_t i = 0; i < k; i++) {
-		const struct flat *f = &sn.flat[ids[i]];
+		const struct flat *f = &sn.flat[ids[i].func];
 
 		fprintf(out, "%14" PRIu64 " %6.2f %14" PRIu64 " %6.2f %10" PRIu64, f->self,
 			pct(f->self, sn.total), f->insns, pct(f->insns, sn.total), f->calls);
@@ -220,11 +222,11 @@ int spoor_profile_write_top(struct spoor_sink *s, FILE *out, unsigned n)
 			fprintf(out, " %12" PRIu64 " %6.2f %12" PRIu64 " %6.2f", f->self_time,
 				pct(f->self_time, sn.total_time), f->time,
 				pct(f->time, sn.total_time));
-		fprintf(out, "  %s\n", func_name(funcs, ids[i]));
+		fprintf(out, "  %s\n", spoor_calls_func_name(s, ids[i].func));
 	}
 	free(ids);
 	snap_free(&sn);
-	return out_check(out);
+	return json_str_out_check(out);
 }
 
 /* ---- callgrind ---------------------------------------------------------- */
@@ -300,8 +302,16 @@ static long arcs_take(const struct snap *sn, struct arc **out)
 		p = &sn->nodes[nd->parent];
 		if (p->parent == SPOOR_CALLS_NONE || !nd->count)
 			continue;	/* a bottom frame: nothing called it */
-		a[k++] = (struct arc){ .from = p->func, .to = nd->func, .calls = nd->count,
-				       .insns = nd->insns, .time = nd->time };
+		a[k] = (struct arc){ .from = p->func, .to = nd->func, .calls = nd->count,
+				     .insns = nd->insns, .time = nd->time };
+		/*
+		 * Self-recursion: only the calls the outermost activation makes
+		 * carry their inclusive cost; the deeper ones are inside those
+		 * already (as the flat inclusive counts recursion once).
+		 */
+		if (p->func == nd->func && !p->outermost)
+			a[k].insns = a[k].time = 0;
+		k++;
 	}
 	qsort(a, k, sizeof(*a), arc_cmp);
 	for (size_t i = 0; i < k; i++) {
@@ -357,7 +367,7 @@ int spoor_profile_write_callgrind(struct spoor_sink *s, FILE *out, const char *c
 		p = func_pos(funcs, pos, f);
 		fputc('\n', out);
 		cg_name(out, "fl=", p->file);
-		cg_name(out, "fn=", func_name(funcs, f));
+		cg_name(out, "fn=", spoor_calls_func_name(s, f));
 		fprintf(out, "%d %" PRIu64, p->line, fl->self);
 		if (sn.has_time)
 			fprintf(out, " %" PRIu64, fl->self_time);
@@ -366,7 +376,7 @@ int spoor_profile_write_callgrind(struct spoor_sink *s, FILE *out, const char *c
 			const struct pos *q = func_pos(funcs, pos, arcs[j].to);
 
 			cg_name(out, "cfi=", q->file);
-			cg_name(out, "cfn=", func_name(funcs, arcs[j].to));
+			cg_name(out, "cfn=", spoor_calls_func_name(s, arcs[j].to));
 			fprintf(out, "calls=%" PRIu64 " %d\n%d %" PRIu64, arcs[j].calls, q->line,
 				p->line, arcs[j].insns);
 			if (sn.has_time)
@@ -378,7 +388,7 @@ int spoor_profile_write_callgrind(struct spoor_sink *s, FILE *out, const char *c
 	if (sn.has_time)
 		fprintf(out, " %" PRIu64, sn.total_time);
 	fputc('\n', out);
-	ret = out_check(out);
+	ret = json_str_out_check(out);
 out:
 	free(arcs);
 	free(pos);

@@ -8,7 +8,11 @@
  * instructions; its "E" when it is left, if its "B" was written.  The
  * frames of a hart's stack below "committed" have their "B" written, the
  * ones above are pending: the call stack itself is the pending buffer, so
- * it is bounded by the stack depth.
+ * it is bounded by the stack depth.  Each hart keeps the name and kind of
+ * every "B" written and not yet closed (its "open" stack, as deep as the
+ * call stack at most), and every "E" is written from there: an "E" always
+ * names its "B", even when the call stack moved on without the sink (after
+ * an error part way through a batch of blocks).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,14 +20,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_str.h"
 #include "spoor/callstack.h"
 #include "spoor/error.h"
 #include "spoor/timeline.h"
+
+/* A "B" written and not closed yet: what its "E" says. */
+struct tl_open {
+	const char *name;	/* escaped (the names cache's, or a literal) */
+	uint8_t kind;		/* enum spoor_cs_kind */
+};
 
 struct tl_hart {
 	uint32_t source;
 	uint64_t last_ts;	/* the last ts written on its track */
 	unsigned committed;	/* stack frames [0, committed) have their "B" written */
+	struct tl_open *open;	/* their names and kinds, [0, committed) */
+	unsigned open_cap;
 	bool named;		/* its thread_name is written */
 	bool after_gap;		/* a gap came: the next sync is an instant */
 	bool trap_pending;	/* a trap event waits for its handler frame */
@@ -91,76 +104,6 @@ static struct spoor_timeline *to_tl(const struct spoor_sink *s)
 	return s && s->ops == &timeline_ops ? (struct spoor_timeline *)s : NULL;
 }
 
-/* Returns the length of the valid UTF-8 sequence at @s (1-4), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t n, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
-	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-		return 0;	/* overlong, a surrogate, beyond U+10FFFF */
-	return n;
-}
-
-/*
- * Returns @s as the inside of a JSON string (malloc'd): quotes, backslashes
- * and control characters escaped, bytes that are not UTF-8 as U+FFFD; or
- * NULL (no memory).
- */
-static char *json_escape(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	char *buf = malloc(6 * strlen(s) + 1), *o = buf;
-
-	if (!buf)
-		return NULL;
-	while (*p) {
-		size_t n = utf8_len(p);
-
-		if (*p == '"' || *p == '\\') {
-			*o++ = '\\';
-			*o++ = (char)*p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			o += sprintf(o, "\\u%04x", *p++);
-		} else if (!n) {
-			o += sprintf(o, "\\ufffd");
-			p++;
-		} else {
-			memcpy(o, p, n);
-			o += n;
-			p += n;
-		}
-	}
-	*o = '\0';
-	return buf;
-}
-
-/* Writes @s as a JSON string (quoted, escaped); returns false when out of memory. */
-static bool put_string(struct spoor_timeline *tl, const char *s)
-{
-	char *esc = json_escape(s);
-
-	if (!esc)
-		return false;
-	fprintf(tl->out, "\"%s\"", esc);
-	free(esc);
-	return true;
-}
-
 /* Returns the escaped name of function @func (cached), or NULL (no memory). */
 static const char *func_name(struct spoor_timeline *tl, uint32_t func)
 {
@@ -181,7 +124,7 @@ static const char *func_name(struct spoor_timeline *tl, uint32_t func)
 	}
 	if (!tl->names[func]) {
 		fn = spoor_funcs_get(tl->funcs, func);
-		tl->names[func] = json_escape(fn && fn->name ? fn->name : "?");
+		tl->names[func] = json_str_escape(fn && fn->name ? fn->name : "?");
 	}
 	return tl->names[func];
 }
@@ -306,18 +249,35 @@ static uint64_t now_ts(struct spoor_timeline *tl, struct tl_hart *h, uint64_t *i
 	return track_ts(tl, h, n, t);
 }
 
-/* Writes the "B" of frame @fr on @h's track. */
-static void write_begin(struct spoor_timeline *tl, struct tl_hart *h,
+/*
+ * Writes the "B" of frame @fr on @h's track and pushes it on the hart's
+ * open stack; returns false (nothing written, the sink's error set) when
+ * out of memory.
+ */
+static bool write_begin(struct spoor_timeline *tl, struct tl_hart *h,
 			const struct spoor_cs_frame *fr)
 {
 	const char *name = func_name(tl, fr->func);
 	const struct spoor_func *fn = spoor_funcs_get(tl->funcs, fr->func);
-	uint64_t ts = track_ts(tl, h, fr->insns, fr->time);
+	uint64_t ts;
 
+	if (name && h->committed == h->open_cap) {
+		unsigned cap = h->open_cap ? 2 * h->open_cap : 16;
+		struct tl_open *o = realloc(h->open, cap * sizeof(*o));
+
+		if (!o) {
+			name = NULL;
+		} else {
+			h->open = o;
+			h->open_cap = cap;
+		}
+	}
 	if (!name) {
 		set_error(tl, SPOOR_E_NOMEM);
-		name = "?";
+		return false;
 	}
+	h->open[h->committed++] = (struct tl_open){ .name = name, .kind = fr->kind };
+	ts = track_ts(tl, h, fr->insns, fr->time);
 	open_event(tl);
 	fprintf(tl->out, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"B\",\"pid\":1,\"tid\":%" PRIu32
 		",\"ts\":%" PRIu64 ",\"args\":{\"addr\":\"0x%" PRIx64 "\",\"site\":\"0x%" PRIx64 "\"",
@@ -325,32 +285,28 @@ static void write_begin(struct spoor_timeline *tl, struct tl_hart *h,
 	if (fr->kind == SPOOR_CS_TRAP || fr->kind == SPOOR_CS_INTERRUPT)
 		fprintf(tl->out, ",\"cause\":%" PRIu64, fr->cause);
 	fputs("}}", tl->out);
+	return true;
 }
 
-/* Writes the "E" of frame @fr on @h's track, left for @why. */
-static void write_end(struct spoor_timeline *tl, struct tl_hart *h,
-		      const struct spoor_cs_frame *fr, const char *why)
+/* Writes the "E" of the innermost open slice of @h (popped), left for @why. */
+static void write_end(struct spoor_timeline *tl, struct tl_hart *h, const char *why)
 {
-	const char *name = func_name(tl, fr->func);
+	const struct tl_open *o = &h->open[--h->committed];
 	uint64_t ts = now_ts(tl, h, NULL);
 
-	if (!name) {
-		set_error(tl, SPOOR_E_NOMEM);
-		name = "?";
-	}
 	open_event(tl);
 	fprintf(tl->out, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"E\",\"pid\":1,\"tid\":%" PRIu32
 		",\"ts\":%" PRIu64 ",\"args\":{\"left\":\"%s\"}}",
-		name, spoor_cs_kind_name(fr->kind), h->source, ts, why);
+		o->name, spoor_cs_kind_name(o->kind), h->source, ts, why);
 	tl->stats.slices++;
 }
 
-/* Writes the "B" of frames [committed, @upto) of @h's @stack. */
+/* Writes the "B" of frames [committed, @upto) of @h's @stack (fewer when out of memory). */
 static void commit(struct spoor_timeline *tl, struct tl_hart *h,
 		   const struct spoor_cs_frame *stack, unsigned upto)
 {
-	while (h->committed < upto)
-		write_begin(tl, h, &stack[h->committed++]);
+	while (h->committed < upto && write_begin(tl, h, &stack[h->committed]))
+		;
 }
 
 /*
@@ -378,10 +334,7 @@ static bool open_instant(struct spoor_timeline *tl, struct tl_hart *h,
 	ts = at ? track_ts(tl, h, at->insns, at->time) : now_ts(tl, h, NULL);
 	open_event(tl);
 	fputs("{\"name\":", tl->out);
-	if (!put_string(tl, name)) {
-		set_error(tl, SPOOR_E_NOMEM);
-		fputs("\"?\"", tl->out);
-	}
+	json_str_put(tl->out, name);
 	fprintf(tl->out, ",\"cat\":\"%s\",\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%" PRIu32
 		",\"ts\":%" PRIu64 ",\"args\":{", cat, h->source, ts);
 	return true;
@@ -450,10 +403,8 @@ static void cb_enter(void *ctx, uint32_t source, const struct spoor_cs_frame *st
 		return;
 	if (h->trap_pending && (fr->kind == SPOOR_CS_TRAP || fr->kind == SPOOR_CS_INTERRUPT))
 		write_trap(tl, h, fr, depth - 1);
-	if (!tl->min_insns && !tl->limited && h->committed + 1 == depth) {
+	if (!tl->min_insns && !tl->limited && h->committed + 1 == depth)
 		write_begin(tl, h, fr);
-		h->committed = depth;
-	}
 }
 
 /* Callstack: a frame is being left. */
@@ -477,9 +428,11 @@ static void cb_leave(void *ctx, uint32_t source, const struct spoor_cs_frame *st
 			return;
 		}
 		commit(tl, h, stack, depth);
+		if (h->committed < depth)
+			return;		/* out of memory */
 	}
-	write_end(tl, h, &stack[depth - 1], spoor_cs_leave_name(why));
-	h->committed = depth - 1;
+	/* (The frames leave innermost first: this is the innermost open slice.) */
+	write_end(tl, h, spoor_cs_leave_name(why));
 }
 
 /* Callstack (min_insns only): a block retired; writes the "B" of frames now long enough. */
@@ -507,20 +460,17 @@ static void cb_insns(void *ctx, uint32_t source, const struct spoor_cs_frame *st
 	commit(tl, h, stack, k);
 }
 
-/* Closes every written slice of every hart (the limit was reached); nothing more is written. */
+/*
+ * Closes every written slice of every hart, innermost first, from the
+ * harts' open stacks (whatever the call stacks hold now).
+ */
 static void close_all(struct spoor_timeline *tl, const char *why)
 {
 	for (size_t i = 0; i < tl->nharts; i++) {
 		struct tl_hart *h = &tl->harts[i];
-		const struct spoor_cs_frame *stack;
-		unsigned depth = spoor_callstack_get(tl->cs, h->source, &stack);
 
-		if (h->committed > depth)
-			h->committed = depth;	/* cannot be: the stack left them */
-		while (h->committed > 0) {
-			h->committed--;
-			write_end(tl, h, &stack[h->committed], why);
-		}
+		while (h->committed > 0)
+			write_end(tl, h, why);
 	}
 }
 
@@ -647,6 +597,8 @@ static void tl_free(struct spoor_sink *s)
 	for (size_t i = 0; i < tl->nnames; i++)
 		free(tl->names[i]);
 	free(tl->names);
+	for (size_t i = 0; i < tl->nharts; i++)
+		free(tl->harts[i].open);
 	free(tl->harts);
 	free(tl->process);
 	free(tl);
@@ -699,7 +651,7 @@ struct spoor_sink *spoor_timeline_new(struct spoor_funcs *funcs, FILE *out,
 	pname = cfg->process_name;
 	if (!pname)
 		pname = spoor_image_elf_name(spoor_funcs_image(funcs));
-	tl->process = json_escape(pname ? base_name(pname) : "");
+	tl->process = json_str_escape(pname ? base_name(pname) : "");
 	cc.funcs = funcs;
 	cc.max_depth = cfg->max_depth;
 	cc.ops = tl->min_insns ? &cs_ops_min : &cs_ops;

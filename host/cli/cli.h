@@ -90,4 +90,12 @@ int cli_output_open(struct cli_output *o, const char *cmd, const char *path);
  */
 int cli_output_close(struct cli_output *o, bool ok);
 
+/*
+ * Finishes @o after a writer returned @ret: 0 puts the file in place as
+ * cli_output_close(o, true); SPOOR_E_IO tells "spoor CMD: writing PATH:
+ * REASON" (errno as the writer left it), any other error its spoor_errstr(),
+ * and the file is dropped.  Returns 0 or CLI_EXIT_ERROR.
+ */
+int cli_output_done(struct cli_output *o, int ret);
+
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "spoor/error.h"
 
 /* The process's umask, read without changing it for long. */
 static mode_t current_umask(void)
@@ -97,9 +98,23 @@ int cli_output_close(struct cli_output *o, bool ok)
 		unlink(o->tmp);
 	free(o->tmp);
 	o->tmp = NULL;
+	if (!ok)
+		return CLI_EXIT_ERROR;	/* (the failure was told) */
 	if (err) {
 		fprintf(stderr, "spoor %s: writing %s: %s\n", o->cmd, name, strerror(err));
 		return CLI_EXIT_ERROR;
 	}
-	return ok ? 0 : CLI_EXIT_ERROR;
+	return 0;
+}
+
+int cli_output_done(struct cli_output *o, int ret)
+{
+	int e = errno;
+
+	if (ret == SPOOR_E_IO)
+		fprintf(stderr, "spoor %s: writing %s: %s\n", o->cmd,
+			o->path ? o->path : "standard output", strerror(e ? e : EIO));
+	else if (ret)
+		fprintf(stderr, "spoor %s: %s\n", o->cmd, spoor_errstr(ret));
+	return cli_output_close(o, !ret);
 }

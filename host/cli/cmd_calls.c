@@ -16,6 +16,9 @@
 
 enum calls_format { FMT_TEXT, FMT_JSON, FMT_AUTO };
 
+/* --stack-depth's most: deeper stacks make trees no one reads, and output to match. */
+#define STACK_DEPTH_MAX 65536
+
 enum {
 	OPT_FORMAT = CLI_OPT_ANALYSIS,
 	OPT_DEPTH,
@@ -27,7 +30,7 @@ struct calls_cmd {
 	const char *out_path;	/* -o, or NULL: stdout */
 	unsigned long depth;	/* --depth: levels written (0: all) */
 	unsigned long stack_depth;	/* --stack-depth: deepest call stack followed */
-	FILE *out;
+	struct cli_output out;		/* opened by start(): a bad -o fails before decoding */
 	struct spoor_funcs *funcs;
 	struct spoor_sink *sink;
 };
@@ -68,13 +71,9 @@ static int calls_option(void *st, int c, const char *arg)
 		return cli_parse_uint("calls", "--depth", arg, 0, 1000000, &p->depth) ?
 		       0 : CLI_EXIT_ERROR;
 	case OPT_STACK_DEPTH:
-		return cli_parse_uint("calls", "--stack-depth", arg, 1, 1000000,
+		return cli_parse_uint("calls", "--stack-depth", arg, 1, STACK_DEPTH_MAX,
 				      &p->stack_depth) ? 0 : CLI_EXIT_ERROR;
 	case 'o':
-		if (!*arg) {
-			fprintf(stderr, "spoor calls: -o: an empty file name\n");
-			return CLI_EXIT_ERROR;
-		}
 		p->out_path = arg;
 		return 0;
 	default:
@@ -88,15 +87,8 @@ static struct spoor_sink *calls_start(void *st, struct spoor_image *img)
 {
 	struct calls_cmd *p = st;
 
-	if (p->out_path) {
-		/* Made now, so a bad path fails before the trace is read. */
-		p->out = fopen(p->out_path, "w");
-		if (!p->out) {
-			fprintf(stderr, "spoor calls: writing %s: %s\n", p->out_path,
-				strerror(errno));
-			return NULL;
-		}
-	}
+	if (cli_output_open(&p->out, "calls", p->out_path))
+		return NULL;
 	p->funcs = spoor_funcs_new(img);
 	p->sink = p->funcs ? spoor_calls_new(p->funcs, (unsigned)p->stack_depth) : NULL;
 	if (!p->sink)
@@ -113,51 +105,42 @@ static void calls_refresh(void *st, FILE *out)
 		spoor_calls_write_text(p->sink, out, 2);
 }
 
-/* Returns 0 after writing the tree, or CLI_EXIT_ERROR after a message. */
+/*
+ * Returns 0 after writing the tree and putting the file in place, or
+ * CLI_EXIT_ERROR after a message (the file at -o left as it was).
+ */
 static int calls_finish(void *st)
 {
 	struct calls_cmd *p = st;
-	FILE *out = p->out ? p->out : stdout;
-	const char *name = p->out_path ? p->out_path : "standard output";
-	int ret;
-
 	size_t n = p->out_path ? strlen(p->out_path) : 0;
+	int ret;
 
 	if (!p->sink)
 		return CLI_EXIT_ERROR;
+	ret = spoor_sink_error(p->sink);
+	if (ret) {
+		/* (Out of memory part way: the tree lacks what came after.) */
+		fprintf(stderr, "spoor calls: %s\n", spoor_errstr(ret));
+		return cli_output_close(&p->out, false);
+	}
 	if (p->format == FMT_AUTO)
 		p->format = n > 5 && !strcmp(p->out_path + n - 5, ".json") ? FMT_JSON : FMT_TEXT;
 	errno = 0;
 	if (p->format == FMT_JSON)
-		ret = spoor_calls_write_json(p->sink, out, (unsigned)p->depth);
+		ret = spoor_calls_write_json(p->sink, p->out.f, (unsigned)p->depth);
 	else
-		ret = spoor_calls_write_text(p->sink, out, (unsigned)p->depth);
-	if (!ret && p->out) {
-		p->out = NULL;
-		if (fclose(out))
-			ret = SPOOR_E_IO;
-	}
-	if (ret == SPOOR_E_IO) {
-		fprintf(stderr, "spoor calls: writing %s: %s\n", name,
-			strerror(errno ? errno : EIO));
-		return CLI_EXIT_ERROR;
-	}
-	if (ret) {
-		fprintf(stderr, "spoor calls: %s\n", spoor_errstr(ret));
-		return CLI_EXIT_ERROR;
-	}
-	return 0;
+		ret = spoor_calls_write_text(p->sink, p->out.f, (unsigned)p->depth);
+	return cli_output_done(&p->out, ret);
 }
 
-/* Frees the state and its sink. */
+/* Frees the state and its sink (an output not finished is dropped). */
 static void calls_free(void *st)
 {
 	struct calls_cmd *p = st;
 
 	if (!p)
 		return;
-	if (p->out)
-		fclose(p->out);
+	cli_output_close(&p->out, false);
 	spoor_sink_free(p->sink);
 	spoor_funcs_free(p->funcs);
 	free(p);
@@ -170,7 +153,8 @@ const struct cli_analysis cli_calls = {
 	.usage = "  --format F           text or json (default: json for -o FILE.json, else text)\n"
 		 "  --depth N            write N levels of calls (default 0: all); deeper\n"
 		 "                       ones are summed up at the limit\n"
-		 "  --stack-depth N      follow call stacks up to N frames deep (default 4096)\n"
+		 "  --stack-depth N      follow call stacks up to N frames deep (default 4096,\n"
+		 "                       at most 65536)\n"
 		 "  -o, --output FILE    write to FILE (default: standard output)\n",
 	.options = calls_options,
 	.shortopts = "o:",

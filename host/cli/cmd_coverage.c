@@ -4,6 +4,7 @@
  * traces, as an lcov tracefile or a summary table (spoor/coverage.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ struct cov_cli {
 	enum cov_format format;
 	const char *path;	/* -o, or NULL: stdout */
 	const char *test_name;
-	FILE *out;		/* opened by start(): an unwritable -o fails before decoding */
+	struct cli_output out;	/* opened by start(): a bad -o fails before decoding */
 	struct spoor_funcs *funcs;
 	struct spoor_sink *sink;
 };
@@ -67,6 +68,28 @@ static int cov_option(void *st, int c, const char *arg)
 	}
 }
 
+/*
+ * Returns 0 when the program has source lines an lcov tracefile can hold,
+ * or CLI_EXIT_ERROR after a message.
+ */
+static int cov_check_lines(struct cov_cli *cc, const struct spoor_image *img)
+{
+	struct spoor_coverage_totals t;
+	int err = spoor_coverage_totals(cc->sink, &t);
+
+	if (err) {
+		fprintf(stderr, "spoor coverage: %s\n", spoor_errstr(err));
+		return CLI_EXIT_ERROR;
+	}
+	if (!t.lines_found) {
+		fprintf(stderr, "spoor coverage: %s has no line information (DWARF): lcov needs "
+			"source lines; --format summary works without\n",
+			spoor_image_elf_name(img));
+		return CLI_EXIT_ERROR;
+	}
+	return 0;
+}
+
 /* Returns the coverage sink over @img, or NULL after a message. */
 static struct spoor_sink *cov_start(void *st, struct spoor_image *img)
 {
@@ -79,20 +102,16 @@ static struct spoor_sink *cov_start(void *st, struct spoor_image *img)
 	}
 	if (cc->format == FMT_DEFAULT)
 		cc->format = cc->path ? FMT_LCOV : FMT_SUMMARY;
-	if (cc->path) {
-		cc->out = fopen(cc->path, "w");
-		if (!cc->out) {
-			fprintf(stderr, "spoor coverage: writing %s: %s\n", cc->path,
-				strerror(errno));
-			return NULL;
-		}
-	}
 	cc->funcs = spoor_funcs_new(img);
 	cc->sink = cc->funcs ? spoor_coverage_new(cc->funcs) : NULL;
 	if (!cc->sink) {
 		fprintf(stderr, "spoor coverage: %s\n", spoor_errstr(SPOOR_E_NOMEM));
 		return NULL;
 	}
+	/* Both fail before decoding: an unwritable -o, no lines for lcov. */
+	if (cli_output_open(&cc->out, "coverage", cc->path) ||
+	    (cc->format == FMT_LCOV && cov_check_lines(cc, img)))
+		return NULL;
 	return cc->sink;
 }
 
@@ -105,55 +124,38 @@ static void cov_refresh(void *st, FILE *out)
 		spoor_coverage_write_top(cc->sink, out, TOP_FUNCS);
 }
 
-/* Returns 0 after writing the results, or CLI_EXIT_ERROR after a message. */
+/*
+ * Returns 0 after writing the results and putting the -o file in place, or
+ * CLI_EXIT_ERROR after a message (a previous -o file then stays as it was).
+ */
 static int cov_finish(void *st)
 {
 	struct cov_cli *cc = st;
-	FILE *out = cc->out ? cc->out : stdout;
-	const char *name = cc->path ? cc->path : "output";
-	int err, saved;
+	int err;
 
-	if (!cc->sink)
-		return CLI_EXIT_ERROR;
+	if (!cc->sink || !cc->out.f)
+		return cli_output_close(&cc->out, false);
 	err = spoor_sink_error(cc->sink);
 	if (err) {
 		fprintf(stderr, "spoor coverage: %s\n", spoor_errstr(err));
-		return CLI_EXIT_ERROR;
+		return cli_output_close(&cc->out, false);
 	}
 	errno = 0;
 	if (cc->format == FMT_LCOV)
-		err = spoor_coverage_write_lcov(cc->sink, out, cc->test_name);
+		err = spoor_coverage_write_lcov(cc->sink, cc->out.f, cc->test_name);
 	else
-		err = spoor_coverage_write_summary(cc->sink, out);
-	saved = errno;
-	if (cc->out) {
-		if (fclose(cc->out) && !err) {
-			err = SPOOR_E_IO;
-			saved = errno;
-		}
-		cc->out = NULL;
-	}
-	if (err == SPOOR_E_IO) {
-		fprintf(stderr, "spoor coverage: writing %s: %s\n", name,
-			saved ? strerror(saved) : "write error");
-		return CLI_EXIT_ERROR;
-	}
-	if (err) {
-		fprintf(stderr, "spoor coverage: %s\n", spoor_errstr(err));
-		return CLI_EXIT_ERROR;
-	}
-	return 0;
+		err = spoor_coverage_write_summary(cc->sink, cc->out.f);
+	return cli_output_done(&cc->out, err);
 }
 
-/* Frees the state and its sink. */
+/* Frees the state and its sink; an -o file not finished is dropped. */
 static void cov_free(void *st)
 {
 	struct cov_cli *cc = st;
 
 	if (!cc)
 		return;
-	if (cc->out)
-		fclose(cc->out);
+	cli_output_close(&cc->out, false);
 	spoor_sink_free(cc->sink);
 	spoor_funcs_free(cc->funcs);
 	free(cc);

@@ -26,7 +26,7 @@ struct prof_cmd {
 	const char *out_path;	/* -o, or NULL: stdout */
 	unsigned long top;	/* --top: rows of the top-N (0: all) */
 	char cmd_line[512];	/* for callgrind's "cmd:" */
-	FILE *out;
+	struct cli_output out;	/* opened by start(): a bad -o fails before decoding */
 	struct spoor_funcs *funcs;
 	struct spoor_sink *sink;
 };
@@ -68,10 +68,6 @@ static int prof_option(void *st, int c, const char *arg)
 		return cli_parse_uint("profile", "--top", arg, 0, 1000000, &p->top) ?
 		       0 : CLI_EXIT_ERROR;
 	case 'o':
-		if (!*arg) {
-			fprintf(stderr, "spoor profile: -o: an empty file name\n");
-			return CLI_EXIT_ERROR;
-		}
 		p->out_path = arg;
 		return 0;
 	default:
@@ -113,15 +109,8 @@ static struct spoor_sink *prof_start(void *st, struct spoor_image *img)
 	if (p->format == FMT_AUTO)
 		p->format = format_of(p->out_path);
 	snprintf(p->cmd_line, sizeof(p->cmd_line), "%s", elf ? elf : "spoor profile");
-	if (p->out_path) {
-		/* Made now, so a bad path fails before the trace is read. */
-		p->out = fopen(p->out_path, "w");
-		if (!p->out) {
-			fprintf(stderr, "spoor profile: writing %s: %s\n", p->out_path,
-				strerror(errno));
-			return NULL;
-		}
-	}
+	if (cli_output_open(&p->out, "profile", p->out_path))
+		return NULL;
 	p->funcs = spoor_funcs_new(img);
 	p->sink = p->funcs ? spoor_profile_new(p->funcs) : NULL;
 	if (!p->sink)
@@ -138,16 +127,24 @@ static void prof_refresh(void *st, FILE *out)
 		spoor_profile_write_top(p->sink, out, 10);
 }
 
-/* Returns 0 after writing the profile, or CLI_EXIT_ERROR after a message. */
+/*
+ * Returns 0 after writing the profile and putting the file in place, or
+ * CLI_EXIT_ERROR after a message (the file at -o left as it was).
+ */
 static int prof_finish(void *st)
 {
 	struct prof_cmd *p = st;
-	FILE *out = p->out ? p->out : stdout;
-	const char *name = p->out_path ? p->out_path : "standard output";
+	FILE *out = p->out.f;
 	int ret;
 
 	if (!p->sink)
 		return CLI_EXIT_ERROR;
+	ret = spoor_sink_error(p->sink);
+	if (ret) {
+		/* (Out of memory part way: the profile lacks what came after.) */
+		fprintf(stderr, "spoor profile: %s\n", spoor_errstr(ret));
+		return cli_output_close(&p->out, false);
+	}
 	errno = 0;
 	switch (p->format) {
 	case FMT_CALLGRIND:
@@ -160,32 +157,17 @@ static int prof_finish(void *st)
 		ret = spoor_profile_write_top(p->sink, out, (unsigned)p->top);
 		break;
 	}
-	if (!ret && p->out) {
-		p->out = NULL;
-		if (fclose(out))
-			ret = SPOOR_E_IO;
-	}
-	if (ret == SPOOR_E_IO) {
-		fprintf(stderr, "spoor profile: writing %s: %s\n", name,
-			strerror(errno ? errno : EIO));
-		return CLI_EXIT_ERROR;
-	}
-	if (ret) {
-		fprintf(stderr, "spoor profile: %s\n", spoor_errstr(ret));
-		return CLI_EXIT_ERROR;
-	}
-	return 0;
+	return cli_output_done(&p->out, ret);
 }
 
-/* Frees the state and its sink. */
+/* Frees the state and its sink (an output not finished is dropped). */
 static void prof_free(void *st)
 {
 	struct prof_cmd *p = st;
 
 	if (!p)
 		return;
-	if (p->out)
-		fclose(p->out);
+	cli_output_close(&p->out, false);
 	spoor_sink_free(p->sink);
 	spoor_funcs_free(p->funcs);
 	free(p);

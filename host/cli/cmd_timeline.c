@@ -29,7 +29,7 @@ struct timeline_cmd {
 	struct spoor_timeline_config cfg;
 	struct spoor_funcs *funcs;
 	struct spoor_sink *sink;
-	FILE *out;
+	struct cli_output out;		/* opened by start(): a bad -o fails before decoding */
 };
 
 static const struct option timeline_options[] = {
@@ -97,25 +97,13 @@ static struct spoor_sink *timeline_start(void *st, struct spoor_image *img)
 {
 	struct timeline_cmd *t = st;
 
+	if (cli_output_open(&t->out, "timeline", t->path))
+		return NULL;
 	t->funcs = spoor_funcs_new(img);
-	if (!t->funcs)
-		goto nomem;
-	if (t->path && strcmp(t->path, "-")) {
-		t->out = fopen(t->path, "w");
-		if (!t->out) {
-			fprintf(stderr, "spoor timeline: %s: %s\n", t->path, strerror(errno));
-			return NULL;
-		}
-	} else {
-		t->out = stdout;
-	}
-	t->sink = spoor_timeline_new(t->funcs, t->out, &t->cfg);
+	t->sink = t->funcs ? spoor_timeline_new(t->funcs, t->out.f, &t->cfg) : NULL;
 	if (!t->sink)
-		goto nomem;
+		fprintf(stderr, "spoor timeline: out of memory\n");
 	return t->sink;
-nomem:
-	fprintf(stderr, "spoor timeline: out of memory\n");
-	return NULL;
 }
 
 /* The live view: the events written so far. */
@@ -131,41 +119,27 @@ static void timeline_refresh(void *st, FILE *out)
 		s.slices, s.dropped, s.traps, s.gaps, s.truncated ? "; --max-events reached" : "");
 }
 
-/* Completes the file; returns 0 or CLI_EXIT_ERROR after a message. */
+/*
+ * Completes the file and puts it in place; returns 0, or CLI_EXIT_ERROR
+ * after a message (the file at -o left as it was).
+ */
 static int timeline_finish(void *st)
 {
 	struct timeline_cmd *t = st;
 	struct spoor_timeline_stats s;
-	int ret, err = 0;
+	int ret;
 
 	if (!t->sink)
 		return CLI_EXIT_ERROR;
 	ret = spoor_timeline_finish(t->sink);
-	if (ret == SPOOR_E_IO)
-		err = errno;
-	if (t->out != stdout) {
-		if (fclose(t->out) && !ret) {
-			ret = SPOOR_E_IO;
-			err = errno;
-		}
-		t->out = NULL;
-	}
-	if (ret == SPOOR_E_IO) {
-		fprintf(stderr, "spoor timeline: writing %s: %s\n", out_name(t),
-			err ? strerror(err) : "write error");
-		return CLI_EXIT_ERROR;
-	}
-	if (ret) {
-		fprintf(stderr, "spoor timeline: %s\n", spoor_errstr(ret));
-		return CLI_EXIT_ERROR;
-	}
-	if (!spoor_timeline_stats(t->sink, &s, sizeof(s)) && s.truncated)
+	ret = cli_output_done(&t->out, ret);
+	if (!ret && !spoor_timeline_stats(t->sink, &s, sizeof(s)) && s.truncated)
 		fprintf(stderr, "spoor timeline: stopped after %" PRIu64
 			" events (--max-events); open slices closed\n", s.events);
-	return 0;
+	return ret;
 }
 
-/* Frees the state, its sink and functions (closing -o FILE if still open). */
+/* Frees the state, its sink and functions (an output not finished is dropped). */
 static void timeline_free(void *st)
 {
 	struct timeline_cmd *t = st;
@@ -174,8 +148,7 @@ static void timeline_free(void *st)
 		return;
 	spoor_sink_free(t->sink);
 	spoor_funcs_free(t->funcs);
-	if (t->out && t->out != stdout)
-		fclose(t->out);
+	cli_output_close(&t->out, false);
 	free(t);
 }
 

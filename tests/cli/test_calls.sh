@@ -3,7 +3,8 @@
 # inclusive counts sum to the decoded instruction count, every node's
 # inclusive count is its own plus its children's, --depth limits the
 # nesting, the text tree agrees, traps are marked (when the program takes
-# any); bad arguments and failed writes exit 2.
+# any); bad arguments and failed writes exit 2, and a failed run leaves the
+# -o file as it was.
 # usage: test_calls.sh SPOOR BOARD PROG.elf [TRAPS]   (TRAPS: expect trap nodes)
 set -u
 spoor=$1 board=$2 elf=$3 traps=${4:-}
@@ -75,8 +76,13 @@ fi
 # Bad use and failed writes: exit 2, one line.
 expect 2 "format" -- "$spoor" calls "${dec[@]}" --format xml "$tmp/cap"
 expect 2 "depth" -- "$spoor" calls "${dec[@]}" --depth x "$tmp/cap"
-expect 2 "writing /nonexistent/dir/t.json" -- "$spoor" calls "${dec[@]}" \
+expect 2 "cannot write '/nonexistent/dir/t.json'" -- "$spoor" calls "${dec[@]}" \
 	-o /nonexistent/dir/t.json "$tmp/cap"
+# A failed run leaves the file at -o as it was.
+echo keep >"$tmp/keep.json"
+expect 2 "" -- "$spoor" calls "${dec[@]}" -o "$tmp/keep.json" "$tmp/nonexistent.cap"
+[ "$(cat "$tmp/keep.json")" = keep ] && ok || fail "a failed run changed the -o file"
+expect 2 "stack-depth" -- "$spoor" calls "${dec[@]}" --stack-depth 65537 "$tmp/cap"
 if [ -w /dev/full ]; then
 	expect 2 "writing /dev/full" -- "$spoor" calls "${dec[@]}" -o /dev/full "$tmp/cap"
 fi

@@ -3,7 +3,9 @@
 # the summary against the ISS's retirement log (tests/analysis/
 # coverage_check.py: instructions, lines, branches, function entries),
 # genhtml renders the tracefile without a warning, two captures merged
-# double every count, and bad use exits 2 with one line.
+# double every count, the program stripped of symbols and lines (summary
+# against its segments; lcov refused), a failed run keeps a previous -o
+# file, and bad use exits 2 with one line.
 # usage: test_coverage.sh SPOOR ISS_RUN BOARD PROG.elf
 set -u
 spoor=$1 iss_run=$2 board=$3 elf=$4
@@ -79,14 +81,48 @@ cmp -s "$tmp/double.want" "$tmp/double.got" && ok ||
 	fail "merging two captures does not double the counts: $(diff "$tmp/double.want" \
 		"$tmp/double.got" | head -4)"
 
+# The program stripped of symbols and DWARF: the summary counts every
+# instruction of its executable segments (found beyond what ran, the same
+# distinct instructions hit), and lcov, which needs source lines, is
+# refused with one line and leaves no file.
+$bin-objcopy --strip-all "$elf" "$tmp/stripped.elf" || fail "objcopy --strip-all"
+run 0 "" -- "$spoor" coverage --board "$board" --elf "$tmp/stripped.elf" --unsynced "$tmp/cap"
+cp "$tmp/out" "$tmp/summary.stripped"
+totals() { sed -n 's/^coverage: instructions \([0-9]*\)\/\([0-9]*\) .*/\1 \2/p' "$1"; }
+read -r hit found < <(totals "$tmp/summary")
+read -r shit sfound < <(totals "$tmp/summary.stripped")
+[ -n "$shit" ] && [ "$shit" = "$hit" ] && ok ||
+	fail "stripped: $shit instructions hit, $hit with symbols"
+[ -n "$sfound" ] && [ "$sfound" -gt "$shit" ] && ok ||
+	fail "stripped: $shit of $sfound instructions: what never ran is not counted"
+grep -q '^0x[0-9a-f]*?  ' "$tmp/summary.stripped" && ok ||
+	fail "stripped: no pseudo function rows: $(head -3 "$tmp/summary.stripped")"
+want="stripped.elf has no line information (DWARF): lcov needs source lines; --format summary"
+expect 2 "$want works without" -- "$spoor" coverage --board "$board" --elf "$tmp/stripped.elf" \
+	--unsynced -o "$tmp/stripped.info" "$tmp/cap"
+[ ! -e "$tmp/stripped.info" ] && ok || fail "stripped: an lcov file was written"
+expect 2 "no line information" -- "$spoor" coverage --board "$board" \
+	--elf "$tmp/stripped.elf" --unsynced --format lcov "$tmp/cap"
+[ ! -s "$tmp/out" ] && ok || fail "stripped: lcov written to stdout: $(head -2 "$tmp/out")"
+
+# A failed run leaves an existing -o file as it was (and no temporary file).
+echo "previous contents" >"$tmp/keep.info"
+expect 2 "" -- "$spoor" coverage --board "$board" --elf "$elf" --unsynced -o "$tmp/keep.info" \
+	"$tmp/nonexistent.cap"
+[ "$(cat "$tmp/keep.info")" = "previous contents" ] && ok ||
+	fail "a failed run changed the -o file: $(head -2 "$tmp/keep.info")"
+ls "$tmp" | grep -q '^keep\.info\.tmp' && fail "a temporary file was left: $(ls "$tmp")" || ok
+
 # Bad use: one line, exit 2.
 expect 2 "--elf" -- "$spoor" coverage --board "$board" --unsynced "$tmp/cap"
-expect 2 "writing /nonexistent/dir/cov.info" -- "$spoor" coverage --board "$board" \
+expect 2 "cannot write '/nonexistent/dir/cov.info'" -- "$spoor" coverage --board "$board" \
 	--elf "$elf" --unsynced -o /nonexistent/dir/cov.info "$tmp/cap"
+expect 2 "an empty file name" -- "$spoor" coverage --board "$board" --elf "$elf" --unsynced \
+	-o "" "$tmp/cap"
 expect 2 "" -- "$spoor" coverage --board "$board" --elf "$elf" --unsynced --format xml \
 	"$tmp/cap"
 if [ -w /dev/full ]; then
-	expect 2 "writing output" -- sh -c "exec \"\$0\" coverage --board \"\$1\" --elf \"\$2\" \
-		--unsynced \"\$3\" >/dev/full" "$spoor" "$board" "$elf" "$tmp/cap"
+	expect 2 "writing standard output" -- sh -c "exec \"\$0\" coverage --board \"\$1\" \
+		--elf \"\$2\" --unsynced \"\$3\" >/dev/full" "$spoor" "$board" "$elf" "$tmp/cap"
 fi
 finish

@@ -3,7 +3,8 @@
 # call instructions the ISS retired (jal/jalr writing ra or t0, counted by
 # the function of their target), the folded stacks sum to the decoded
 # instruction count, callgrind_annotate reads the callgrind file and its
-# PROGRAM TOTALS are that count; bad arguments and failed writes exit 2.
+# PROGRAM TOTALS are that count; bad arguments and failed writes exit 2,
+# and a failed run leaves the -o file as it was.
 # usage: test_profile.sh SPOOR ISS_RUN OBJDUMP NM BOARD PROG.elf
 set -u
 spoor=$1 iss_run=$2 objdump=$3 nm=$4 board=$5 elf=$6
@@ -129,8 +130,12 @@ sum=$(awk '{ s += $NF } END { print s + 0 }' "$tmp/out")
 # Bad use and failed writes: exit 2, one line.
 expect 2 "format" -- "$spoor" profile "${dec[@]}" --format nope "$tmp/cap"
 expect 2 "top" -- "$spoor" profile "${dec[@]}" --top -1 "$tmp/cap"
-expect 2 "writing /nonexistent/dir/x.folded" -- "$spoor" profile "${dec[@]}" \
+expect 2 "cannot write '/nonexistent/dir/x.folded'" -- "$spoor" profile "${dec[@]}" \
 	-o /nonexistent/dir/x.folded "$tmp/cap"
+# A failed run leaves the file at -o as it was.
+echo keep >"$tmp/keep.folded"
+expect 2 "" -- "$spoor" profile "${dec[@]}" -o "$tmp/keep.folded" "$tmp/nonexistent.cap"
+[ "$(cat "$tmp/keep.folded")" = keep ] && ok || fail "a failed run changed the -o file"
 if [ -w /dev/full ]; then
 	expect 2 "writing /dev/full" -- "$spoor" profile "${dec[@]}" --format folded -o /dev/full \
 		"$tmp/cap"

@@ -5,7 +5,8 @@
 # retired (objdump's call instructions followed through the ISS's log); the
 # trap and interrupt instants are the ISS's E and I lines; --min-insns keeps
 # exactly the slices that last long enough; --max-events stops early and
-# closes the slices; a failed write exits 2.
+# closes the slices; a failed write exits 2, a failed run leaves the -o
+# file as it was.
 # usage: test_timeline.sh SPOOR ISS_RUN CHECKER OBJDUMP PROGRAMS_DIR BOARDS_DIR
 set -u
 spoor=$1 iss_run=$2 checker=$3 objdump=$4 progs=$5 boards=$6
@@ -184,6 +185,11 @@ expect 2 "min-insns" -- "$spoor" timeline --board "$board" --elf "$elf" --min-in
 expect 2 "time-axis" -- "$spoor" timeline --board "$board" --elf "$elf" --time-axis x "$cap"
 expect 2 "/nonexistent/t.json" -- "$spoor" timeline --board "$board" --elf "$elf" \
 	-o /nonexistent/t.json "$cap"
+# A failed run leaves the file at -o as it was.
+echo keep >"$tmp/keep.json"
+expect 2 "" -- "$spoor" timeline --board "$board" --elf "$elf" -o "$tmp/keep.json" \
+	"$tmp/nonexistent.cap"
+[ "$(cat "$tmp/keep.json")" = keep ] && ok || fail "a failed run changed the -o file"
 "$spoor" timeline --help >"$tmp/help" 2>&1
 grep -q -- "--min-insns N" "$tmp/help" && grep -q -- "--max-events N" "$tmp/help" && ok ||
 	fail "--help lacks --min-insns/--max-events"

@@ -131,8 +131,12 @@ static void analyses_new(struct analyses *a, struct spoor_image *img, FILE *null
 /* Writes every analysis out (to @null): none fails; then frees them. */
 static void analyses_end(struct analyses *a, FILE *null)
 {
+	int ret;
+
 	REQUIRE(!spoor_sink_error(a->tee));
-	REQUIRE(!spoor_coverage_write_lcov(a->sink[0], null, "fuzz"));
+	/* (No lcov file for a program without line information: br_j_asm.) */
+	ret = spoor_coverage_write_lcov(a->sink[0], null, "fuzz");
+	REQUIRE(!ret || ret == SPOOR_E_NOT_FOUND);
 	REQUIRE(!spoor_coverage_write_summary(a->sink[0], null));
 	REQUIRE(!spoor_calls_write_json(a->sink[1], null, 0));
 	REQUIRE(!spoor_calls_write_text(a->sink[1], null, 3));

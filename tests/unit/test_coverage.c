@@ -3,7 +3,8 @@
  * Unit tests of the coverage sink (spoor/coverage.h) on a real test program
  * (recursion.elf, rv64 and rv32) fed synthetic blocks: instruction and
  * branch counts, a trap's EPC deciding a branch, merging, the lcov and
- * summary output, NULL and foreign arguments, a full disk.
+ * summary output, NULL and foreign arguments, a full disk; and on the
+ * program stripped of symbols and lines.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -118,6 +119,33 @@ static void test_program(const char *elf)
 	tr = block_to_branch(img, spoor_funcs_xlen(funcs), fib->start, fib->end, SPOOR_BLK_TRAP);
 	CHECK(tk.ninsn > 0);
 
+	/* A function is hit when its first instruction ran (lcov's FNH), not any other. */
+	{
+		struct spoor_sink *s2 = spoor_coverage_new(funcs);
+		struct spoor_insn in;
+		const uint8_t *p = spoor_image_ptr(img, fib_start, NULL);
+		struct spoor_block mid;
+
+		CHECK(s2 != NULL && p != NULL);
+		if (s2 && p) {
+			spoor_insn_decode((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+					  (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24,
+					  spoor_funcs_xlen(funcs), &in);
+			mid = block_to_branch(img, spoor_funcs_xlen(funcs), fib_start + in.len,
+					      fib->end, SPOOR_BLK_TAKEN);
+			CHECK(mid.ninsn > 0);
+			spoor_sink_blocks(s2, 0, &mid, 1);
+			CHECK_EQ(spoor_coverage_totals(s2, &t), 0);
+			CHECK_EQ(t.insns_hit, mid.ninsn);
+			CHECK_EQ(t.funcs_hit, 0);
+			spoor_sink_blocks(s2, 0, &tk, 1);
+			CHECK_EQ(spoor_coverage_totals(s2, &t), 0);
+			CHECK_EQ(t.funcs_hit, 1);
+		}
+		spoor_sink_free(s2);
+		fib = func_named(funcs, "fib");	/* (pseudo functions may move the table) */
+	}
+
 	/* Nothing fed: nothing covered, everything found. */
 	CHECK_EQ(spoor_coverage_totals(s, &t), 0);
 	CHECK_EQ(t.insns_hit, 0);
@@ -230,11 +258,113 @@ static void test_program(const char *elf)
 	spoor_image_free(img);
 }
 
+/*
+ * A program without symbols nor lines (@elf stripped of all): every
+ * instruction of its executable segments is found, in pseudo functions
+ * per page; lcov has nothing to write, the summary works.
+ */
+static void test_stripped(const char *elf)
+{
+	struct spoor_image *img = spoor_image_new();
+	struct spoor_diag d = { { 0 } };
+	struct spoor_coverage_totals t;
+	struct spoor_funcs *funcs = NULL;
+	struct spoor_sink *s = NULL;
+	struct spoor_block b;
+	uint64_t start, end, n;
+	FILE *out;
+
+	CHECK(img && spoor_image_add_elf(img, elf, 0, &d) == 0);
+	funcs = spoor_funcs_new(img);
+	CHECK(funcs != NULL);
+	if (!funcs)
+		goto cleanup;
+	CHECK_EQ(spoor_funcs_symbols(funcs), 0);
+	s = spoor_coverage_new(funcs);
+	CHECK(s != NULL);
+	CHECK_EQ(spoor_image_segment_at(img, 0, &start, &end), 0);
+	if (!s)
+		goto cleanup;
+	CHECK_EQ(spoor_coverage_totals(s, &t), 0);
+	CHECK(t.insns_found > 100);
+	CHECK_EQ(t.insns_hit, 0);
+	CHECK_EQ(t.lines_found, 0);
+	CHECK(t.funcs_found > 0);
+	CHECK_EQ(t.funcs_hit, 0);
+	CHECK_EQ(spoor_coverage_insn(s, start, &n, NULL, NULL), 0);	/* found, not run */
+	CHECK_EQ(n, 0);
+	b = block_to_branch(img, spoor_funcs_xlen(funcs), start, end, SPOOR_BLK_NOT_TAKEN);
+	CHECK(b.ninsn > 0);
+	spoor_sink_blocks(s, 0, &b, 1);
+	CHECK_EQ(spoor_coverage_totals(s, &t), 0);
+	CHECK_EQ(t.insns_hit, b.ninsn);
+	CHECK(t.insns_found > t.insns_hit);
+	CHECK_EQ(t.funcs_hit, 1);	/* the pseudo function of the page that ran */
+	out = fopen("/dev/null", "w");
+	if (out) {
+		CHECK_EQ(spoor_coverage_write_lcov(s, out, NULL), SPOOR_E_NOT_FOUND);
+		CHECK_EQ(spoor_coverage_write_summary(s, out), 0);
+		fclose(out);
+	}
+cleanup:
+	spoor_sink_free(s);
+	spoor_funcs_free(funcs);
+	spoor_image_free(img);
+}
+
+/* A name wider than the summary's column (40) or the live view's (28) is cut with "...". */
+static void test_long_name(void)
+{
+	static const uint8_t nops[16] = { 0x13, 0, 0, 0, 0x13, 0, 0, 0, 0x13, 0, 0, 0, 0x13 };
+	static const char name[] = "a_function_name_much_wider_than_any_column_of_the_summary";
+	struct spoor_block b = { .start = 0x1000, .last = 0x1008, .ninsn = 3 };
+	struct spoor_image *img = spoor_image_new();
+	struct spoor_funcs *funcs = NULL;
+	struct spoor_sink *s = NULL;
+	char path[] = "/tmp/test_coverage.XXXXXX", want[256];
+	FILE *out;
+	int fd;
+
+	CHECK(img && spoor_image_add_raw(img, name, 0x1000, nops, sizeof(nops)) == 0);
+	funcs = img ? spoor_funcs_new(img) : NULL;
+	s = funcs ? spoor_coverage_new(funcs) : NULL;
+	CHECK(s != NULL);
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (!s || fd < 0)
+		goto cleanup;
+	close(fd);
+	spoor_sink_blocks(s, 0, &b, 1);
+	out = fopen(path, "w");
+	if (out) {
+		CHECK_EQ(spoor_coverage_write_summary(s, out), 0);
+		fclose(out);
+		snprintf(want, sizeof(want), "%.37s...  %-24s  %20s  %20s  %20s  %10d", name, "-",
+			 "3/4  75.0%", "-", "-", 1);
+		CHECK(file_has_line(path, want));
+	}
+	out = fopen(path, "w");
+	if (out) {
+		CHECK_EQ(spoor_coverage_write_top(s, out, 1), 0);
+		fclose(out);
+		snprintf(want, sizeof(want), "  %.25s... %14d  %18s  %18s  %18s", name, 3,
+			 "3/4  75.0%", "-", "-");
+		CHECK(file_has_line(path, want));
+	}
+	remove(path);
+cleanup:
+	spoor_sink_free(s);
+	spoor_funcs_free(funcs);
+	spoor_image_free(img);
+}
+
 int main(int argc, char **argv)
 {
 	check_args(argc, argv, "Checks the coverage sink on recursion.elf (rv64, rv32) with "
 		   "synthetic blocks.");
 	test_program(COV_ELF_RV64);
 	test_program(COV_ELF_RV32);
+	test_stripped(COV_ELF_STRIPPED);
+	test_long_name();
 	return check_done();
 }

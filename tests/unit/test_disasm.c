@@ -198,6 +198,38 @@ cleanup:
 	spoor_image_free(img);
 }
 
+/*
+ * Targets in a program (dhrystone): one no symbol covers (the bytes after
+ * Proc_4, before Proc_5) is named by the nearest symbol below it, as
+ * objdump does; one outside the image gets no name.
+ */
+static void test_nearest_symbol(void)
+{
+	static const uint8_t j4[4] = { 0x6f, 0x00, 0x40, 0x00 };	/* j .+4 */
+	struct spoor_image *img = spoor_image_new();
+	struct spoor_disasm *d = NULL;
+	struct spoor_diag diag;
+	char buf[64];
+
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	CHECK_EQ(spoor_image_add_elf(img, SPOOR_VECTORS "/elf/dhrystone.riscv", 0, &diag), 0);
+	d = spoor_disasm_new(64, img);
+	CHECK(d != NULL);
+	if (!d)
+		goto cleanup;
+	CHECK_EQ(spoor_disasm_insn(d, 0x8000129a, j4, 4, buf, sizeof(buf)), 4);
+	CHECK(!strcmp(buf, "j\t8000129e <Proc_4+0x28>"));
+	CHECK_EQ(spoor_disasm_insn(d, 0x8000129e, j4, 4, buf, sizeof(buf)), 4);
+	CHECK(!strcmp(buf, "j\t800012a2 <Proc_5>"));
+	CHECK_EQ(spoor_disasm_insn(d, 0x800004fc, j4, 4, buf, sizeof(buf)), 4);
+	CHECK(!strcmp(buf, "j\t80000500"));
+cleanup:
+	spoor_disasm_free(d);
+	spoor_image_free(img);
+}
+
 /* NULL and empty arguments, XLENs. */
 static void test_args(void)
 {
@@ -249,6 +281,7 @@ int main(int argc, char **argv)
 	test_bad();
 	test_truncation();
 	test_symbols();
+	test_nearest_symbol();
 	test_args();
 	return check_done();
 }

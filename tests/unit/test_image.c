@@ -619,6 +619,119 @@ static void test_file_gone(void)
 	free(elf);
 }
 
+/*
+ * The symbol objdump names @addr by, found as disasm.c used to: the symbol
+ * covering @addr, else walking back byte by byte within @addr's segment to
+ * an address a symbol covers.  Returns 0, SPOOR_E_NOT_FOUND, or 1 when the
+ * walk gave up after 64 KiB (no answer to compare with).
+ */
+static int floor_by_walk(const struct spoor_image *img, uint64_t addr, const char **name,
+			 uint64_t *off)
+{
+	uint64_t start = 0, end = 0, a = addr;
+	size_t i;
+
+	if (!spoor_image_symbol(img, addr, name, off))
+		return 0;
+	for (i = 0; !spoor_image_segment_at(img, i, &start, &end); i++)
+		if (addr >= start && addr < end)
+			break;
+	if (i == spoor_image_segment_count(img))
+		return SPOOR_E_NOT_FOUND;
+	while (a > start) {
+		if (addr - a >= 65536)
+			return 1;
+		a--;
+		if (!spoor_image_symbol(img, a, name, off)) {
+			*off += addr - a;
+			return 0;
+		}
+	}
+	return SPOOR_E_NOT_FOUND;
+}
+
+/* Returns 1 when spoor_image_symbol_floor() finds @name + @offset at @addr. */
+static int floor_is(const struct spoor_image *img, uint64_t addr, const char *name,
+		    uint64_t offset)
+{
+	const char *n;
+	uint64_t off;
+
+	if (spoor_image_symbol_floor(img, addr, &n, &off)) {
+		fprintf(stderr, "  no floor symbol at 0x%llx\n", (unsigned long long)addr);
+		return 0;
+	}
+	if (strcmp(n, name) || off != offset) {
+		fprintf(stderr, "  floor at 0x%llx: %s+0x%llx, expected %s+0x%llx\n",
+			(unsigned long long)addr, n, (unsigned long long)off, name,
+			(unsigned long long)offset);
+		return 0;
+	}
+	return 1;
+}
+
+/* Checks spoor_image_symbol_floor() against the byte-by-byte walk on every address of @img. */
+static void check_floor_all(const struct spoor_image *img)
+{
+	uint64_t start, end;
+	unsigned bad = 0, fallback = 0;
+
+	for (size_t i = 0; !spoor_image_segment_at(img, i, &start, &end); i++) {
+		for (uint64_t a = start; a < end; a++) {
+			const char *n1 = NULL, *n2 = NULL;
+			uint64_t o1 = 0, o2 = 0;
+			int r1 = floor_by_walk(img, a, &n1, &o1);
+			int r2 = spoor_image_symbol_floor(img, a, &n2, &o2);
+
+			if (r1 == 1)
+				continue;
+			if (r1 == 0 && spoor_image_symbol(img, a, &n1, &o1))
+				fallback++;
+			if (r1 != r2 || (!r1 && (n1 != n2 || o1 != o2))) {
+				if (!bad++)
+					fprintf(stderr, "  floor at 0x%llx differs from the walk\n",
+						(unsigned long long)a);
+			}
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(fallback > 0);	/* uncovered addresses were tried */
+}
+
+static void test_symbol_floor(void)
+{
+	struct spoor_image *img = spoor_image_new();
+	struct spoor_image *img32 = spoor_image_new();
+	uint64_t start, end, off;
+	const char *n;
+
+	CHECK_EQ(add_elf(img, DHRY, 0), 0);
+	CHECK_EQ(add_elf(img32, STATE, 0), 0);
+	/* The segments, in address order. */
+	CHECK_EQ(spoor_image_segment_count(img), 2);
+	CHECK_EQ(spoor_image_segment_at(img, 0, &start, &end), 0);
+	CHECK(start == 0x80000000 && end == 0x800001c6);
+	CHECK_EQ(spoor_image_segment_at(img, 1, &start, &end), 0);
+	CHECK(start == 0x80001000 && end == 0x800050c0);
+	CHECK_EQ(spoor_image_segment_at(img, 2, &start, &end), SPOOR_E_INVAL);
+	/* Covered: as spoor_image_symbol(). */
+	CHECK(floor_is(img, 0x800019ea, "main", 2));
+	CHECK(floor_is(img, 0x80000058, "_start", 0x58));
+	/* Between Proc_4 (0x28 bytes) and Proc_5: no symbol covers it, objdump says Proc_4+... */
+	CHECK(no_sym(img, 0x8000129e));
+	CHECK(floor_is(img, 0x8000129e, "Proc_4", 0x28));
+	CHECK(floor_is(img, 0x800012a1, "Proc_4", 0x2b));
+	CHECK(floor_is(img, 0x800012a2, "Proc_5", 0));
+	/* Between the segments, below all symbols: none. */
+	CHECK_EQ(spoor_image_symbol_floor(img, 0x80000500, &n, &off), SPOOR_E_NOT_FOUND);
+	CHECK_EQ(spoor_image_symbol_floor(img, 0x1000, &n, &off), SPOOR_E_NOT_FOUND);
+	/* Every address of both programs: as the walk disasm.c did. */
+	check_floor_all(img);
+	check_floor_all(img32);
+	spoor_image_free(img);
+	spoor_image_free(img32);
+}
+
 static void test_args(void)
 {
 	struct spoor_image *img = spoor_image_new();
@@ -646,6 +759,13 @@ static void test_args(void)
 	CHECK_EQ(spoor_image_symbol(NULL, 0, &n, &off), SPOOR_E_INVAL);
 	CHECK_EQ(spoor_image_symbol(img, 0, NULL, &off), SPOOR_E_INVAL);
 	CHECK_EQ(spoor_image_symbol(img, 0, &n, NULL), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_image_symbol_floor(NULL, 0, &n, &off), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_image_symbol_floor(img, 0, NULL, &off), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_image_symbol_floor(img, 0, &n, NULL), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_image_segment_count(NULL), 0);
+	CHECK_EQ(spoor_image_segment_count(img), 0);
+	CHECK_EQ(spoor_image_segment_at(NULL, 0, &off, &off), SPOOR_E_INVAL);
+	CHECK_EQ(spoor_image_segment_at(img, 0, &off, &off), SPOOR_E_INVAL);
 	CHECK_EQ(spoor_image_line(NULL, 0, &f, &l), SPOOR_E_INVAL);
 	CHECK_EQ(spoor_image_line(img, 0, NULL, &l), SPOOR_E_INVAL);
 	CHECK_EQ(spoor_image_line(img, 0, &f, NULL), SPOOR_E_INVAL);
@@ -653,6 +773,7 @@ static void test_args(void)
 	avail = 99;
 	CHECK(spoor_image_ptr(img, 0, &avail) == NULL && avail == 0);
 	CHECK_EQ(spoor_image_symbol(img, 0, &n, &off), SPOOR_E_NOT_FOUND);
+	CHECK_EQ(spoor_image_symbol_floor(img, 0, &n, &off), SPOOR_E_NOT_FOUND);
 	CHECK_EQ(spoor_image_line(img, 0, &f, &l), SPOOR_E_NOT_FOUND);
 	spoor_image_describe(NULL, 0x1234, buf, sizeof(buf));
 	CHECK(strcmp(buf, "no image covers 0x1234") == 0);
@@ -663,6 +784,8 @@ static void test_args(void)
 	/* The highest byte of the address space. */
 	CHECK_EQ(spoor_image_add_raw(img, "top", UINT64_MAX - 4, b, 4), 0);
 	CHECK(sym_is(img, UINT64_MAX - 1, "top", 3));
+	CHECK(floor_is(img, UINT64_MAX - 1, "top", 3));
+	CHECK_EQ(spoor_image_segment_count(img), 1);
 	CHECK(spoor_image_ptr(img, UINT64_MAX, NULL) == NULL);
 	spoor_image_free(img);
 }
@@ -681,6 +804,7 @@ int main(int argc, char **argv)
 	test_statemate();
 	test_spike_rom();
 	test_raw_and_elf();
+	test_symbol_floor();
 	test_offsets();
 	test_broken();
 	test_mutants();

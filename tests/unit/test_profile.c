@@ -2,8 +2,9 @@
 /*
  * Unit tests of the profile writers (profile.c) on synthetic blocks over a
  * real test program (recursion.elf, RV64): folded stacks sum to the
- * instructions, recursion counted once in the flat inclusive counts, the
- * callgrind file's totals and arcs, failed writes and bad arguments.
+ * instructions, recursion counted once in the flat inclusive counts and in
+ * the callgrind arcs, the callgrind file's totals, failed writes and bad
+ * arguments.
  */
 #include "check.h"
 #include "spoor/error.h"
@@ -52,6 +53,7 @@ static int top_all(struct spoor_sink *s, FILE *out)
 	return spoor_profile_write_top(s, out, 0);
 }
 
+/* The callgrind writer with the shape written() takes. */
 static int callgrind(struct spoor_sink *s, FILE *out)
 {
 	return spoor_profile_write_callgrind(s, out, "prog");
@@ -137,6 +139,18 @@ int main(int argc, char **argv)
 	CHECK(strstr(buf, "fn=fib\n"));
 	CHECK(strstr(buf, "cfn=fib\ncalls=2 "));
 	CHECK(strstr(buf, "cfn=main\ncalls=1 "));
+	/*
+	 * fib's arc to itself: both recursive calls, but the cost of the
+	 * recursion below the outermost fib once (14), not at every level
+	 * (14 + 3); main's arc to fib: fib's inclusive 25.
+	 */
+	line = strstr(buf, "cfn=fib\ncalls=2 ");
+	line = line ? strchr(line + 16, '\n') : NULL;
+	CHECK(line && strtoull(strchr(line + 1, ' ') + 1, NULL, 10) == 14);
+	line = strstr(buf, "fn=main\n");
+	line = line ? strstr(line, "cfn=fib\ncalls=1 ") : NULL;
+	line = line ? strchr(line + 16, '\n') : NULL;
+	CHECK(line && strtoull(strchr(line + 1, ' ') + 1, NULL, 10) == 25);
 	free(buf);
 
 	/* Failed writes, bad arguments. */

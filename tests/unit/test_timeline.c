@@ -5,7 +5,8 @@
  * ending in mret) give the slices, instants and ts expected; every output
  * is well formed (one event per line: per track, B/E balanced and ts never
  * decreasing); min_insns, max_events, timestamps, JSON escaping, two harts,
- * restarts and a failed write.
+ * restarts, a failed write, and running out of memory at every allocation
+ * in turn (every "E" still names its "B").
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -18,6 +19,54 @@
 #include "spoor/image.h"
 #include "spoor/insn.h"
 #include "spoor/timeline.h"
+
+/*
+ * Out of memory on demand: the allocation after the next alloc_fail ones
+ * fails (the library is linked in statically, so these are its malloc and
+ * friends).  Not with AddressSanitizer, which has its own.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define FAIL_ALLOC 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FAIL_ALLOC 0
+#endif
+#endif
+#ifndef FAIL_ALLOC
+#define FAIL_ALLOC 1
+#endif
+
+static long alloc_fail = -1;	/* allocations before the one that fails; -1: none fails */
+
+#if FAIL_ALLOC
+void *__libc_malloc(size_t n);
+void *__libc_calloc(size_t n, size_t size);
+void *__libc_realloc(void *p, size_t n);
+
+/* Returns whether this allocation is the one to fail. */
+static bool alloc_fails(void)
+{
+	return alloc_fail >= 0 && alloc_fail-- == 0;
+}
+
+/* malloc, failing on demand. */
+void *malloc(size_t n)
+{
+	return alloc_fails() ? NULL : __libc_malloc(n);
+}
+
+/* calloc, failing on demand. */
+void *calloc(size_t n, size_t size)
+{
+	return alloc_fails() ? NULL : __libc_calloc(n, size);
+}
+
+/* realloc, failing on demand. */
+void *realloc(void *p, size_t n)
+{
+	return alloc_fails() ? NULL : __libc_realloc(p, n);
+}
+#endif
 
 /* The program's landmarks, found by decoding its instructions. */
 struct prog {
@@ -116,6 +165,7 @@ static bool prog_load(struct prog *p, const char *path)
 	return p->fib && p->call1 && p->call2 && p->ret > p->call2 && p->mret;
 }
 
+/* Frees what prog_load() loaded. */
 static void prog_free(struct prog *p)
 {
 	spoor_funcs_free(p->funcs);
@@ -288,6 +338,7 @@ static void scenario(const struct prog *p, struct spoor_sink *s, uint32_t src, u
 	spoor_sink_blocks(s, src, b + 4, 2);
 }
 
+/* Bad arguments, finishing twice, the cause names. */
 static void test_args(struct prog *p)
 {
 	struct spoor_timeline_config cfg;
@@ -334,6 +385,7 @@ static void test_empty(struct prog *p)
 	fclose(f);
 }
 
+/* Returns the timeline (malloc'd) of the scenario with @cfg; its stats into @st. */
 static char *run_scenario(struct prog *p, const struct spoor_timeline_config *cfg, uint64_t *n,
 			  struct spoor_timeline_stats *st)
 {
@@ -352,6 +404,7 @@ static char *run_scenario(struct prog *p, const struct spoor_timeline_config *cf
 	return json;
 }
 
+/* The scenario's slices, instants and ts. */
 static void test_slices(struct prog *p)
 {
 	struct spoor_timeline_stats st;
@@ -555,6 +608,49 @@ static void test_write_error(struct prog *p)
 	fclose(f);
 }
 
+/*
+ * Out of memory at each allocation of the sink in turn (on two harts, then
+ * a restart): the sink says SPOOR_E_NOMEM, and the file is complete with
+ * every "E" naming its "B", however far the call stacks moved on after the
+ * failure.
+ */
+static void test_nomem(struct prog *p)
+{
+	static char vbuf[1 << 16];	/* the stream's own buffer: not allocated */
+	bool failed = true;
+
+	for (long k = 0; FAIL_ALLOC && failed && k < 1000; k++) {
+		FILE *f = tmpfile();
+		struct spoor_funcs *funcs = spoor_funcs_new(p->img);
+		struct spoor_sink *s;
+		uint64_t n[6];
+		char *json;
+		int ret;
+
+		if (!f || !funcs)
+			return;
+		setvbuf(f, vbuf, _IOFBF, sizeof(vbuf));
+		s = spoor_timeline_new(funcs, f, NULL);
+		alloc_fail = k;
+		scenario(p, s, 0, n);
+		scenario(p, s, 1, n);
+		spoor_sink_restart(s);
+		scenario(p, s, 0, n);
+		failed = alloc_fail < 0;
+		alloc_fail = -1;
+		CHECK_EQ(spoor_sink_error(s), failed ? SPOOR_E_NOMEM : 0);
+		ret = spoor_timeline_finish(s);
+		CHECK_EQ(ret, failed ? SPOOR_E_NOMEM : 0);
+		json = slurp(f);
+		CHECK(json && check_shape(json) <= 3 * 4);
+		free(json);
+		spoor_sink_free(s);
+		spoor_funcs_free(funcs);
+		fclose(f);
+	}
+	CHECK(!failed);		/* it came to a run with every allocation there */
+}
+
 int main(int argc, char **argv)
 {
 	struct prog p;
@@ -575,6 +671,7 @@ int main(int argc, char **argv)
 	test_events(&p);
 	test_escape(&p);
 	test_write_error(&p);
+	test_nomem(&p);
 	prog_free(&p);
 	if (prog_load(&p, ISS_RECURSION_RV32)) {
 		test_slices(&p);

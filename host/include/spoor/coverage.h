@@ -8,7 +8,12 @@
  * program, never with the trace.  The counts are spread over instructions,
  * lines (DWARF, via spoor_image_line()) and branches only when they are
  * written out, against every instruction of every function symbol of the
- * image, so what never ran is listed too.
+ * image (and, in an executable segment without any function symbol, such
+ * as a stripped program's, every instruction a linear sweep finds, in
+ * pseudo functions per page: spoor/funcs.h), so what never ran is counted
+ * too.  The program map this needs is built on the first output; when
+ * that fails (no memory) nothing of it is kept and the next output tries
+ * again.
  *
  * Any number of traces may be fed into one sink (spoor_sink_restart()
  * between them): their counts add up.
@@ -31,7 +36,12 @@ struct spoor_coverage_totals {
 	uint64_t insns_hit, insns_found;	/* distinct instructions retired / of the functions */
 	uint64_t lines_hit, lines_found;	/* source lines (all files with line information) */
 	uint64_t branches_hit, branches_found;	/* branch directions (2 per conditional branch) */
-	uint64_t funcs_hit, funcs_found;	/* functions whose first instruction retired */
+	/*
+	 * Functions with instructions; hit: a symbol's when its first
+	 * instruction retired (lcov's FNH, FNDA > 0), a pseudo function's
+	 * (a page of code without a symbol, no entry point) when any did.
+	 */
+	uint64_t funcs_hit, funcs_found;
 	uint64_t retired;			/* instructions retired in all (with repeats) */
 };
 
@@ -48,7 +58,9 @@ struct spoor_sink *spoor_coverage_new(struct spoor_funcs *funcs);
  * FNH, BRDA, BRF, BRH, DA, LF, LH, end_of_record) to @out.  @test_name
  * (may be NULL or empty: no name) is the TN; characters lcov does not
  * accept in it become '_'.  Only code with line information is written.
- * Returns 0, SPOOR_E_IO (a write failed: ferror(@out), errno as it was),
+ * Returns 0, SPOOR_E_NOT_FOUND (the program has no line information at
+ * all: nothing is written, as lcov rejects a file without records),
+ * SPOOR_E_IO (a write failed: ferror(@out), errno as it was),
  * SPOOR_E_NOMEM, or SPOOR_E_INVAL (NULL argument, not a coverage sink).
  */
 int spoor_coverage_write_lcov(struct spoor_sink *s, FILE *out, const char *test_name);
@@ -57,15 +69,17 @@ int spoor_coverage_write_lcov(struct spoor_sink *s, FILE *out, const char *test_
  * Writes the terminal summary to @out: one row per function (function,
  * source file:line, instructions, lines and branches covered of total, and
  * calls: executions of its first instruction), by file then address, a
- * totals row, and the functions that never ran.  Returns as
- * spoor_coverage_write_lcov().
+ * totals row, and the functions that never ran.  Names and sources wider
+ * than their column are cut, ending in "...".  Returns 0, SPOOR_E_IO,
+ * SPOOR_E_NOMEM or SPOOR_E_INVAL, as spoor_coverage_write_lcov().
  */
 int spoor_coverage_write_summary(struct spoor_sink *s, FILE *out);
 
 /*
  * Writes the @max functions that retired the most instructions so far
  * ("function  retired  insns% lines% branches%" rows), after one totals
- * line: the live view.  Returns as spoor_coverage_write_lcov().
+ * line: the live view (names cut as the summary's).  Returns 0, SPOOR_E_IO,
+ * SPOOR_E_NOMEM or SPOOR_E_INVAL, as spoor_coverage_write_lcov().
  */
 int spoor_coverage_write_top(struct spoor_sink *s, FILE *out, unsigned max);
 

@@ -7,8 +7,7 @@
  * (li, mv, ret, j ...), ABI register names, branch and jump targets as an
  * address in lowercase hex and, when it is in the program image, <sym+off>
  * with objdump's symbol: the nearest one at or below the address, whatever
- * its size (spoor_image_symbol(), or the first symbol found walking back
- * from the address, at most 64 KiB and within the image).
+ * its size, within the address's image segment (spoor_image_symbol_floor()).
  *
  * Differences from objdump -d: the instruction set is always RV32/RV64
  * IMAFDC + Zicsr + Zifencei (objdump takes the ELF's .riscv.attributes, which
@@ -43,6 +42,8 @@ struct spoor_disasm;
  * must outlive the handle) gives the <sym+off> of target addresses.
  */
 struct spoor_disasm *spoor_disasm_new(unsigned xlen, const struct spoor_image *img);
+
+/* Frees @d (may be NULL).  No errors. */
 void spoor_disasm_free(struct spoor_disasm *d);
 
 /*

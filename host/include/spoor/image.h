@@ -82,6 +82,20 @@ const char *spoor_image_elf_name(const struct spoor_image *img);
 int spoor_image_symbol(const struct spoor_image *img, uint64_t addr, const char **name,
 		       uint64_t *offset);
 
+/*
+ * Finds the symbol objdump names @addr by: the nearest one at or below it,
+ * whatever its size.  That is spoor_image_symbol()'s when a symbol covers
+ * @addr; otherwise (code after a function that has no symbol of its own,
+ * such as a local one the compiler left unnamed) the symbol covering the
+ * highest address below @addr, provided that address is in the image
+ * segment holding @addr.  One binary search over the symbols.  Sets *@name
+ * (valid while @img lives) and *@offset (addr - symbol).  Returns 0,
+ * SPOOR_E_NOT_FOUND (no symbol covers @addr and it is in no segment, or no
+ * symbol below it in its segment) or SPOOR_E_INVAL (NULL argument).
+ */
+int spoor_image_symbol_floor(const struct spoor_image *img, uint64_t addr, const char **name,
+			     uint64_t *offset);
+
 enum spoor_image_sym_kind {
 	SPOOR_SYM_FUNC,		/* STT_FUNC, STT_GNU_IFUNC; a raw image's name */
 	SPOOR_SYM_OBJECT,	/* STT_OBJECT: data */
@@ -106,6 +120,19 @@ size_t spoor_image_symbol_count(const struct spoor_image *img);
  * SPOOR_E_INVAL (no such symbol).
  */
 int spoor_image_symbol_at(const struct spoor_image *img, size_t i, struct spoor_image_sym *out);
+
+/* The number of executable segments of every image added (0 for a NULL @img). */
+size_t spoor_image_segment_count(const struct spoor_image *img);
+
+/*
+ * Executable segment @i (0 <= i < spoor_image_segment_count()), in address
+ * order: sets *@start and *@end to its range [start, end).  For walking all
+ * the code of a program that has no symbols (coverage's denominators); a
+ * segment may hold data too (.rodata in an RWX segment).  Returns 0 or
+ * SPOOR_E_INVAL (NULL argument, no such segment).
+ */
+int spoor_image_segment_at(const struct spoor_image *img, size_t i, uint64_t *start,
+			   uint64_t *end);
 
 /*
  * Finds the source line of @addr from DWARF.  Sets *@file (the path as the

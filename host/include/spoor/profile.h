@@ -38,6 +38,13 @@ struct spoor_sink *spoor_profile_new(struct spoor_funcs *funcs);
  * that line and one calls= arc per callee with the callee's inclusive
  * cost; "summary:" and "totals:" are the instructions retired (so
  * callgrind_annotate's PROGRAM TOTALS is the instruction count).
+ * Recursion: an arc from a function to itself counts every call, but only
+ * the calls its outermost activation makes carry their inclusive cost
+ * (the deeper ones are inside those already), so the arc never exceeds
+ * its caller's inclusive cost nor the total: fib's arc to fib is the cost
+ * of all the recursion below the outermost fib, once.  Mutual recursion
+ * (f calls g calls f) is left to KCachegrind's cycle detection: each of
+ * its arcs carries the inclusive cost of every call.
  * @cmd_line (may be NULL) goes into "cmd:".  Returns 0, SPOOR_E_IO (a
  * failed write, errno set), SPOOR_E_NOMEM or SPOOR_E_INVAL (not a profile
  * or call-tree sink, NULL).
@@ -61,6 +68,8 @@ int spoor_profile_write_folded(struct spoor_sink *s, FILE *out);
  * and the calls to it (call instructions; not tail calls, jumps or traps);
  * the time columns too when the trace had timestamps.  A function's
  * inclusive count is its outermost activations' (recursion counts once).
+ * The header says how many call paths were dropped when the tree reached
+ * its node cap (calls.h), if any.
  * Returns as spoor_profile_write_callgrind().
  */
 int spoor_profile_write_top(struct spoor_sink *s, FILE *out, unsigned n);
