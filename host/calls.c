@@ -659,7 +659,8 @@ static int write_prepare(struct calls *c)
 
 	if (ret)
 		return ret;
-	qsort(c->src, c->nsrc, sizeof(*c->src), src_cmp);
+	if (c->nsrc > 1)
+		qsort(c->src, c->nsrc, sizeof(*c->src), src_cmp);
 	c->cur = NULL;
 	return 0;
 }

@@ -199,7 +199,8 @@ int spoor_profile_write_top(struct spoor_sink *s, FILE *out, unsigned n)
 			ids[k++] = (struct flat_key){ .self = sn.flat[f].self,
 						      .insns = sn.flat[f].insns,
 						      .func = (uint32_t)f };
-	qsort(ids, k, sizeof(*ids), flat_cmp);
+	if (k > 1)
+		qsort(ids, k, sizeof(*ids), flat_cmp);
 	fprintf(out, "instructions: %" PRIu64, sn.total);
 	if (sn.has_time)
 		fprintf(out, ", time: %" PRIu64 " ticks", sn.total_time);
@@ -313,7 +314,8 @@ static long arcs_take(const struct snap *sn, struct arc **out)
 			a[k].insns = a[k].time = 0;
 		k++;
 	}
-	qsort(a, k, sizeof(*a), arc_cmp);
+	if (k > 1)
+		qsort(a, k, sizeof(*a), arc_cmp);
 	for (size_t i = 0; i < k; i++) {
 		if (m && a[m - 1].from == a[i].from && a[m - 1].to == a[i].to) {
 			a[m - 1].calls += a[i].calls;
