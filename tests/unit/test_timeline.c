@@ -20,53 +20,7 @@
 #include "spoor/insn.h"
 #include "spoor/timeline.h"
 
-/*
- * Out of memory on demand: the allocation after the next alloc_fail ones
- * fails (the library is linked in statically, so these are its malloc and
- * friends).  Not with AddressSanitizer, which has its own.
- */
-#if defined(__SANITIZE_ADDRESS__)
-#define FAIL_ALLOC 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FAIL_ALLOC 0
-#endif
-#endif
-#ifndef FAIL_ALLOC
-#define FAIL_ALLOC 1
-#endif
-
-static long alloc_fail = -1;	/* allocations before the one that fails; -1: none fails */
-
-#if FAIL_ALLOC
-void *__libc_malloc(size_t n);
-void *__libc_calloc(size_t n, size_t size);
-void *__libc_realloc(void *p, size_t n);
-
-/* Returns whether this allocation is the one to fail. */
-static bool alloc_fails(void)
-{
-	return alloc_fail >= 0 && alloc_fail-- == 0;
-}
-
-/* malloc, failing on demand. */
-void *malloc(size_t n)
-{
-	return alloc_fails() ? NULL : __libc_malloc(n);
-}
-
-/* calloc, failing on demand. */
-void *calloc(size_t n, size_t size)
-{
-	return alloc_fails() ? NULL : __libc_calloc(n, size);
-}
-
-/* realloc, failing on demand. */
-void *realloc(void *p, size_t n)
-{
-	return alloc_fails() ? NULL : __libc_realloc(p, n);
-}
-#endif
+#include "fail_alloc.h"
 
 /* The program's landmarks, found by decoding its instructions. */
 struct prog {
