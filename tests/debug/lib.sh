@@ -9,9 +9,34 @@ DEBUG_TMP=$(mktemp -d "${TMPDIR:-/tmp}/spoor-debug.XXXXXX")
 DEBUG_PIDS=""
 
 # Kills the processes started and removes the scratch directory.
+# Whether process $1 still runs (not ended, nor a zombie waiting to be reaped).
+debug_alive() {
+	state=$(sed -n 's/^[0-9]* (.*) \([A-Z]\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
 debug_cleanup() {
 	for pid in $DEBUG_PIDS; do
 		kill "$pid" 2>/dev/null || true
+	done
+	# What has not ended 5 s after SIGTERM is killed, with what it runs
+	# (each is a `timeout` around the program): a sanitizer runtime was
+	# seen to hang at exit and hold the test until ctest's timeout.
+	for _ in $(seq 50); do
+		alive=""
+		for pid in $DEBUG_PIDS; do
+			debug_alive "$pid" && alive=1
+		done
+		[ -n "$alive" ] || break
+		sleep 0.1
+	done
+	for pid in $DEBUG_PIDS; do
+		debug_alive "$pid" || continue
+		echo "debug_cleanup: process $pid did not end on SIGTERM: killed"
+		for child in $(cat "/proc/$pid/task/$pid/children" 2>/dev/null); do
+			kill -KILL "$child" 2>/dev/null || true
+		done
+		kill -KILL "$pid" 2>/dev/null || true
 	done
 	for pid in $DEBUG_PIDS; do
 		wait "$pid" 2>/dev/null || true
