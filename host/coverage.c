@@ -291,18 +291,9 @@ struct spoor_sink *spoor_coverage_new(struct spoor_funcs *funcs)
  */
 static unsigned insn_at(const struct spoor_coverage *c, uint64_t addr, struct spoor_insn *in)
 {
-	size_t avail = 0;
-	const uint8_t *p = spoor_image_ptr(c->img, addr, &avail);
-	uint32_t raw;
+	int n = spoor_image_insn(c->img, addr, c->xlen, in);
 
-	if (!p || avail < 2)
-		return 0;
-	raw = (uint32_t)p[0] | (uint32_t)p[1] << 8;
-	if (avail >= 4)
-		raw |= (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-	if (spoor_insn_decode(raw, c->xlen, in) < 0 || (in->len == 4 && avail < 4))
-		return 0;
-	return in->len;
+	return n > 0 ? (unsigned)n : 0;
 }
 
 /*
@@ -312,15 +303,11 @@ static unsigned insn_at(const struct spoor_coverage *c, uint64_t addr, struct sp
  */
 static unsigned insn_len_at(const struct spoor_coverage *c, uint64_t addr, struct spoor_insn *in)
 {
-	size_t avail = 0;
-	unsigned len = insn_at(c, addr, in);
+	int n = spoor_image_insn(c->img, addr, c->xlen, in);
 
-	if (len)
-		return len;
-	if (!spoor_image_ptr(c->img, addr, &avail) || avail < 2)
-		return 0;
-	in->cls = SPOOR_INSN_INVALID;
-	return in->len == 4 && avail >= 4 ? 4 : 2;
+	if (n > 0 || n == SPOOR_E_NO_IMAGE || n == SPOOR_E_INVAL)
+		return n > 0 ? (unsigned)n : 0;
+	return in->len == 4 ? 4 : 2;
 }
 
 /* Returns the index of source file @name (added if new), or NO_FILE (no memory). */

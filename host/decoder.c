@@ -242,28 +242,16 @@ HOT int report_pc(struct spoor_decoder *dec, uint64_t addr)
 HOT int get_insn(struct spoor_decoder *dec, uint64_t addr, const struct spoor_insn **out)
 {
 	struct icache_entry *e = &dec->icache[(addr >> 1) & ((1u << ICACHE_BITS) - 1)];
-	const uint8_t *b;
-	size_t avail;
-	uint32_t raw;
 	int ret;
 
 	if (e->addr == addr) {
 		*out = &e->insn;
 		return 0;
 	}
-	b = spoor_image_ptr(dec->img, addr, &avail);
-	if (!b || avail < 2)
-		return SPOOR_E_NO_IMAGE;
-	raw = (uint32_t)b[0] | (uint32_t)b[1] << 8;
-	if ((raw & 3) == 3) {
-		if (avail < 4)
-			return SPOOR_E_BAD_INSN;
-		raw |= (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-	}
-	ret = spoor_insn_decode(raw, dec->xlen, &e->insn);
+	ret = spoor_image_insn(dec->img, addr, dec->xlen, &e->insn);
 	if (ret < 0) {
 		e->addr = ~UINT64_C(0);
-		return SPOOR_E_BAD_INSN;
+		return ret;
 	}
 	e->addr = addr;
 	*out = &e->insn;

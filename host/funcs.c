@@ -250,20 +250,10 @@ uint32_t spoor_funcs_find(struct spoor_funcs *f, uint64_t addr)
 static void classify_last(const struct spoor_funcs *f, uint64_t addr, struct spoor_block_info *bi)
 {
 	struct spoor_insn in;
-	size_t avail = 0;
-	const uint8_t *p = spoor_image_ptr(f->img, addr, &avail);
-	uint32_t raw;
 
 	bi->last_cls = SPOOR_INSN_INVALID;
 	bi->last_flags = 0;
-	if (!p || avail < 2)
-		return;
-	raw = (uint32_t)p[0] | (uint32_t)p[1] << 8;
-	if (avail >= 4)
-		raw |= (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-	if (spoor_insn_decode(raw, f->xlen, &in) < 0)
-		return;
-	if (in.len == 4 && avail < 4)
+	if (spoor_image_insn(f->img, addr, f->xlen, &in) < 0)
 		return;
 	bi->last_cls = in.cls;
 	bi->last_flags = in.flags;

@@ -906,6 +906,32 @@ const uint8_t *spoor_image_ptr(const struct spoor_image *img, uint64_t addr, siz
 	return seg->bytes + (addr - seg->start);
 }
 
+int spoor_image_insn(const struct spoor_image *img, uint64_t addr, unsigned xlen,
+		     struct spoor_insn *out)
+{
+	const uint8_t *b;
+	size_t avail = 0;
+	uint32_t raw;
+	int ret;
+
+	if (!img || !out)
+		return SPOOR_E_INVAL;
+	b = spoor_image_ptr(img, addr, &avail);
+	if (!b || avail < 2)
+		return SPOOR_E_NO_IMAGE;
+	raw = (uint32_t)b[0] | (uint32_t)b[1] << 8;
+	if ((raw & 3) == 3) {
+		if (avail < 4) {
+			out->cls = SPOOR_INSN_INVALID;
+			out->len = 0;
+			return SPOOR_E_BAD_INSN;
+		}
+		raw |= (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	}
+	ret = spoor_insn_decode(raw, xlen, out);
+	return ret < 0 ? SPOOR_E_BAD_INSN : ret;
+}
+
 unsigned spoor_image_xlen(const struct spoor_image *img)
 {
 	return img ? img->xlen : 0;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "spoor/config_file.h"	/* struct spoor_diag */
+#include "spoor/insn.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,6 +62,17 @@ int spoor_image_add_spike_rom(struct spoor_image *img, unsigned xlen);
  * block.
  */
 const uint8_t *spoor_image_ptr(const struct spoor_image *img, uint64_t addr, size_t *avail);
+
+/*
+ * Decodes the instruction at @addr (spoor_insn_decode() of the image's
+ * bytes there, for @xlen) into @out.  Returns its length (2 or 4), or
+ * SPOOR_E_NO_IMAGE (fewer than two bytes there), SPOOR_E_BAD_INSN (not a
+ * valid instruction: out->cls SPOOR_INSN_INVALID, out->len the length its
+ * low bits give, 0 for 48 bits and more or a 32-bit one its segment's end
+ * cuts off) or SPOOR_E_INVAL.
+ */
+int spoor_image_insn(const struct spoor_image *img, uint64_t addr, unsigned xlen,
+		     struct spoor_insn *out);
 
 /* XLEN (32 or 64) of the ELF files added (all have one class), 0 if none. */
 unsigned spoor_image_xlen(const struct spoor_image *img);
