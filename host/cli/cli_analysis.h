@@ -15,7 +15,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "spoor/image.h"
+#include "spoor/funcs.h"
 #include "spoor/sink.h"
 
 /* getopt_long values of the analysis commands' own long options start here. */
@@ -36,15 +36,19 @@ struct cli_analysis {
 	 */
 	int (*option)(void *st, int c, const char *arg);
 	/*
-	 * Options parsed, the program image loaded: returns its sink (owned
-	 * by @st), or NULL after a one-line message.
+	 * Options parsed, the program loaded: returns its sink over @funcs
+	 * (the program's functions, one table for every analysis of the run,
+	 * kept by the front end until the sinks are freed; the image through
+	 * spoor_funcs_image()), owned by @st; or NULL after a one-line message.
 	 */
-	struct spoor_sink *(*start)(void *st, struct spoor_image *img);
+	struct spoor_sink *(*start)(void *st, struct spoor_funcs *funcs);
 	/* The live view so far (a few lines, hottest first) to @out; may be NULL. */
 	void (*refresh)(void *st, FILE *out);
 	/*
 	 * The end: writes the results (to -o FILE, else stdout).  Returns 0,
-	 * or CLI_EXIT_ERROR after a message (a failed write is an error).
+	 * or CLI_EXIT_ERROR after a message (a failed write is an error).  Not
+	 * called when the sink failed other than by a write (out of memory):
+	 * the front end says so, and free() drops the output.
 	 */
 	int (*finish)(void *st);
 	/* Frees @st and its sink. */

@@ -31,7 +31,6 @@ struct calls_cmd {
 	unsigned long depth;	/* --depth: levels written (0: all) */
 	unsigned long stack_depth;	/* --stack-depth: deepest call stack followed */
 	struct cli_output out;		/* opened by start(): a bad -o fails before decoding */
-	struct spoor_funcs *funcs;
 	struct spoor_sink *sink;
 };
 
@@ -83,14 +82,13 @@ static int calls_option(void *st, int c, const char *arg)
 }
 
 /* Returns the call tree's sink, or NULL after a message. */
-static struct spoor_sink *calls_start(void *st, struct spoor_image *img)
+static struct spoor_sink *calls_start(void *st, struct spoor_funcs *funcs)
 {
 	struct calls_cmd *p = st;
 
 	if (cli_output_open(&p->out, "calls", p->out_path))
 		return NULL;
-	p->funcs = spoor_funcs_new(img);
-	p->sink = p->funcs ? spoor_calls_new(p->funcs, (unsigned)p->stack_depth) : NULL;
+	p->sink = spoor_calls_new(funcs, (unsigned)p->stack_depth);
 	if (!p->sink)
 		fprintf(stderr, "spoor calls: out of memory\n");
 	return p->sink;
@@ -117,12 +115,6 @@ static int calls_finish(void *st)
 
 	if (!p->sink)
 		return CLI_EXIT_ERROR;
-	ret = spoor_sink_error(p->sink);
-	if (ret) {
-		/* (Out of memory part way: the tree lacks what came after.) */
-		fprintf(stderr, "spoor calls: %s\n", spoor_errstr(ret));
-		return cli_output_close(&p->out, false);
-	}
 	if (p->format == FMT_AUTO)
 		p->format = n > 5 && !strcmp(p->out_path + n - 5, ".json") ? FMT_JSON : FMT_TEXT;
 	errno = 0;
@@ -142,7 +134,6 @@ static void calls_free(void *st)
 		return;
 	cli_output_close(&p->out, false);
 	spoor_sink_free(p->sink);
-	spoor_funcs_free(p->funcs);
 	free(p);
 }
 

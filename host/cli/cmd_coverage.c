@@ -25,7 +25,6 @@ struct cov_cli {
 	const char *path;	/* -o, or NULL: stdout */
 	const char *test_name;
 	struct cli_output out;	/* opened by start(): a bad -o fails before decoding */
-	struct spoor_funcs *funcs;
 	struct spoor_sink *sink;
 };
 
@@ -90,9 +89,10 @@ static int cov_check_lines(struct cov_cli *cc, const struct spoor_image *img)
 	return 0;
 }
 
-/* Returns the coverage sink over @img, or NULL after a message. */
-static struct spoor_sink *cov_start(void *st, struct spoor_image *img)
+/* Returns the coverage sink over @funcs, or NULL after a message. */
+static struct spoor_sink *cov_start(void *st, struct spoor_funcs *funcs)
 {
+	struct spoor_image *img = spoor_funcs_image(funcs);
 	struct cov_cli *cc = st;
 
 	if (!img || !spoor_image_elf_name(img)) {
@@ -102,8 +102,7 @@ static struct spoor_sink *cov_start(void *st, struct spoor_image *img)
 	}
 	if (cc->format == FMT_DEFAULT)
 		cc->format = cc->path ? FMT_LCOV : FMT_SUMMARY;
-	cc->funcs = spoor_funcs_new(img);
-	cc->sink = cc->funcs ? spoor_coverage_new(cc->funcs) : NULL;
+	cc->sink = spoor_coverage_new(funcs);
 	if (!cc->sink) {
 		fprintf(stderr, "spoor coverage: %s\n", spoor_errstr(SPOOR_E_NOMEM));
 		return NULL;
@@ -135,11 +134,6 @@ static int cov_finish(void *st)
 
 	if (!cc->sink || !cc->out.f)
 		return cli_output_close(&cc->out, false);
-	err = spoor_sink_error(cc->sink);
-	if (err) {
-		fprintf(stderr, "spoor coverage: %s\n", spoor_errstr(err));
-		return cli_output_close(&cc->out, false);
-	}
 	errno = 0;
 	if (cc->format == FMT_LCOV)
 		err = spoor_coverage_write_lcov(cc->sink, cc->out.f, cc->test_name);
@@ -157,7 +151,6 @@ static void cov_free(void *st)
 		return;
 	cli_output_close(&cc->out, false);
 	spoor_sink_free(cc->sink);
-	spoor_funcs_free(cc->funcs);
 	free(cc);
 }
 

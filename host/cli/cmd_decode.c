@@ -77,6 +77,7 @@ struct decode {
 	void *an_st[MAX_ANALYSES];
 	const char *an_out[MAX_ANALYSES];	/* spoor stream: the file of each */
 	size_t nan;
+	struct spoor_funcs *funcs;	/* the program's functions, for every analysis */
 	struct spoor_sink *sinks[MAX_ANALYSES];
 	struct spoor_sink *sink;	/* what the pipeline feeds (NULL: print instead) */
 	struct totals tot;
@@ -984,12 +985,17 @@ static void analyses_view(struct decode *d)
 /* Makes the analyses' sinks once the options are parsed; returns 0 or an exit status. */
 static int analyses_start(struct decode *d)
 {
+	d->funcs = spoor_funcs_new(d->img);
+	if (!d->funcs) {
+		fprintf(stderr, "spoor %s: out of memory\n", d->in.cmd);
+		return CLI_EXIT_ERROR;
+	}
 	for (size_t i = 0; i < d->nan; i++) {
 		if (!d->an[i]->start) {
 			fprintf(stderr, "spoor %s: not available in this build\n", d->an[i]->name);
 			return CLI_EXIT_ERROR;
 		}
-		d->sinks[i] = d->an[i]->start(d->an_st[i], d->img);
+		d->sinks[i] = d->an[i]->start(d->an_st[i], d->funcs);
 		if (!d->sinks[i])
 			return CLI_EXIT_ERROR;
 	}
@@ -1007,9 +1013,19 @@ static int analyses_finish(struct decode *d)
 {
 	int status = 0, ret;
 
-	/* Each one reports its own failure (a failed write names its file). */
+	/*
+	 * A sink that failed other than by a write has only part of the trace
+	 * (out of memory): said here, its output dropped by free().  Each
+	 * reports its own write failures (naming its file).
+	 */
 	for (size_t i = 0; i < d->nan; i++) {
-		ret = d->an[i]->finish(d->an_st[i]);
+		ret = spoor_sink_error(d->sinks[i]);
+		if (ret && ret != SPOOR_E_IO) {
+			fprintf(stderr, "spoor %s: %s\n", d->an[i]->name, spoor_errstr(ret));
+			ret = CLI_EXIT_ERROR;
+		} else {
+			ret = d->an[i]->finish(d->an_st[i]);
+		}
 		if (ret && !status)
 			status = ret;
 	}
@@ -1023,6 +1039,7 @@ static void analyses_free(struct decode *d)
 		spoor_sink_free(d->sink);
 	for (size_t i = 0; i < d->nan; i++)
 		d->an[i]->free(d->an_st[i]);
+	spoor_funcs_free(d->funcs);	/* after the sinks over it */
 }
 
 /* Reads an analysis command's inputs in turn into its sink; returns 0 or an exit status. */

@@ -27,7 +27,6 @@ struct prof_cmd {
 	unsigned long top;	/* --top: rows of the top-N (0: all) */
 	char cmd_line[512];	/* for callgrind's "cmd:" */
 	struct cli_output out;	/* opened by start(): a bad -o fails before decoding */
-	struct spoor_funcs *funcs;
 	struct spoor_sink *sink;
 };
 
@@ -101,18 +100,17 @@ static int format_of(const char *path)
 }
 
 /* Returns the profile's sink, or NULL after a message. */
-static struct spoor_sink *prof_start(void *st, struct spoor_image *img)
+static struct spoor_sink *prof_start(void *st, struct spoor_funcs *funcs)
 {
 	struct prof_cmd *p = st;
-	const char *elf = spoor_image_elf_name(img);
+	const char *elf = spoor_image_elf_name(spoor_funcs_image(funcs));
 
 	if (p->format == FMT_AUTO)
 		p->format = format_of(p->out_path);
 	snprintf(p->cmd_line, sizeof(p->cmd_line), "%s", elf ? elf : "spoor profile");
 	if (cli_output_open(&p->out, "profile", p->out_path))
 		return NULL;
-	p->funcs = spoor_funcs_new(img);
-	p->sink = p->funcs ? spoor_profile_new(p->funcs) : NULL;
+	p->sink = spoor_profile_new(funcs);
 	if (!p->sink)
 		fprintf(stderr, "spoor profile: out of memory\n");
 	return p->sink;
@@ -139,12 +137,6 @@ static int prof_finish(void *st)
 
 	if (!p->sink)
 		return CLI_EXIT_ERROR;
-	ret = spoor_sink_error(p->sink);
-	if (ret) {
-		/* (Out of memory part way: the profile lacks what came after.) */
-		fprintf(stderr, "spoor profile: %s\n", spoor_errstr(ret));
-		return cli_output_close(&p->out, false);
-	}
 	errno = 0;
 	switch (p->format) {
 	case FMT_CALLGRIND:
@@ -169,7 +161,6 @@ static void prof_free(void *st)
 		return;
 	cli_output_close(&p->out, false);
 	spoor_sink_free(p->sink);
-	spoor_funcs_free(p->funcs);
 	free(p);
 }
 

@@ -27,7 +27,6 @@ enum {
 struct timeline_cmd {
 	const char *path;		/* -o FILE; NULL or "-": stdout */
 	struct spoor_timeline_config cfg;
-	struct spoor_funcs *funcs;
 	struct spoor_sink *sink;
 	struct cli_output out;		/* opened by start(): a bad -o fails before decoding */
 };
@@ -92,15 +91,14 @@ static const char *out_name(const struct timeline_cmd *t)
 	return t->path && strcmp(t->path, "-") ? t->path : "standard output";
 }
 
-/* Returns the timeline sink on @img writing to the output, or NULL after a message. */
-static struct spoor_sink *timeline_start(void *st, struct spoor_image *img)
+/* Returns the timeline sink over @funcs writing to the output, or NULL after a message. */
+static struct spoor_sink *timeline_start(void *st, struct spoor_funcs *funcs)
 {
 	struct timeline_cmd *t = st;
 
 	if (cli_output_open(&t->out, "timeline", t->path))
 		return NULL;
-	t->funcs = spoor_funcs_new(img);
-	t->sink = t->funcs ? spoor_timeline_new(t->funcs, t->out.f, &t->cfg) : NULL;
+	t->sink = spoor_timeline_new(funcs, t->out.f, &t->cfg);
 	if (!t->sink)
 		fprintf(stderr, "spoor timeline: out of memory\n");
 	return t->sink;
@@ -147,7 +145,6 @@ static void timeline_free(void *st)
 	if (!t)
 		return;
 	spoor_sink_free(t->sink);
-	spoor_funcs_free(t->funcs);
 	cli_output_close(&t->out, false);
 	free(t);
 }
