@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_str.h"
 #include "spoor/coverage.h"
 #include "spoor/error.h"
 #include "spoor/insn.h"
@@ -816,14 +817,6 @@ static int expand(struct spoor_coverage *c)
 
 /* ---- output -------------------------------------------------------------- */
 
-/* Returns 0, or SPOOR_E_IO when a write to @out failed. */
-static int out_status(FILE *out)
-{
-	if (fflush(out) || ferror(out))
-		return SPOOR_E_IO;
-	return 0;
-}
-
 /* Writes @name with what an lcov test name may not hold as '_'. */
 static void put_test_name(FILE *out, const char *name)
 {
@@ -971,7 +964,7 @@ int spoor_coverage_write_lcov(struct spoor_sink *s, FILE *out, const char *test_
 			qsort(fns, nfns, sizeof(*fns), fn_key_cmp);
 		lcov_file(c, out, file, keys + lo, hi - lo, fns, nfns);
 	}
-	err = out_status(out);
+	err = json_str_out_check(out);
 out:
 	free(keys);
 	free(files);
@@ -1158,7 +1151,7 @@ int spoor_coverage_write_summary(struct spoor_sink *s, FILE *out)
 	if (!never)
 		fputs("never reached: none\n", out);
 	free(r);
-	return out_status(out);
+	return json_str_out_check(out);
 }
 
 /* Writes the live view: totals and the hottest functions (coverage.h). */
@@ -1192,7 +1185,7 @@ int spoor_coverage_write_top(struct spoor_sink *s, FILE *out, unsigned max)
 		fputc('\n', out);
 	}
 	free(r);
-	return out_status(out);
+	return json_str_out_check(out);
 }
 
 /* Fills @t with the totals so far (coverage.h). */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the call-tree, profile and timeline writers (calls.c, profile.c,
- * timeline.c) share: JSON strings from names that may hold anything
- * (quotes, control characters, bytes that are not UTF-8), and the check
- * that an output took everything.  Internal to libspoor.
+ * What the analysis writers share: JSON strings from names that may hold
+ * anything (quotes, control characters, bytes that are not UTF-8) for the
+ * call tree and the timeline (calls.c, timeline.c), and the check that an
+ * output took everything (calls.c, profile.c, coverage.c).  Internal to
+ * libspoor.
  */
 #ifndef SPOOR_JSON_STR_H
 #define SPOOR_JSON_STR_H
